@@ -1,0 +1,89 @@
+import { Schema } from "effect"
+
+/**
+ * Every failure a use case can report, free of HTTP. The host attaches a status to each where the endpoint
+ * is declared and renders it as problem+json. Messages never contain a secret.
+ */
+
+export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Malformed or invalid input (400). */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  detail: Schema.String,
+  errors: Schema.Array(FieldProblem)
+}) {
+  static forField(field: string, message: string): InvalidInput {
+    return InvalidInput.forFields([new FieldProblem({ field, message })])
+  }
+  static forFields(errors: ReadonlyArray<FieldProblem>): InvalidInput {
+    const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : "Several fields are invalid."
+    return new InvalidInput({ detail, errors })
+  }
+}
+
+/** Missing, unknown, expired or revoked credential (401). */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  detail: Schema.String
+}) {}
+
+/** A valid credential that may not do this (403). */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  detail: Schema.String
+}) {}
+
+/** Unknown listing, owner page or resource (404). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  detail: Schema.String
+}) {}
+
+/** The repo is already listed by another party (409). */
+export class AlreadyListed extends Schema.TaggedError<AlreadyListed>()("AlreadyListed", {
+  repo: Schema.String,
+  detail: Schema.String
+}) {}
+
+/** A voided or taken-down checkout (410); `page` is where the buyer can find the current one. */
+export class CheckoutGone extends Schema.TaggedError<CheckoutGone>()("CheckoutGone", {
+  page: Schema.String,
+  detail: Schema.String
+}) {}
+
+/** Why the code host refused a listing. */
+export const HostRefusal = Schema.Literal("repo_not_found", "private_repo_needs_token", "token_rejected", "token_lacks_access")
+export type HostRefusal = typeof HostRefusal.Type
+
+/** The code host refused what was given (422): missing repo, private without token, token without access. */
+export class HostRefused extends Schema.TaggedError<HostRefused>()("HostRefused", {
+  reason: HostRefusal,
+  detail: Schema.String
+}) {}
+
+/** Too many requests (429). */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  retryAfterSeconds: Schema.Int,
+  detail: Schema.String
+}) {}
+
+/** The code host failed or rate-limited us (503, with a retry hint when known). */
+export class HostUnavailable extends Schema.TaggedError<HostUnavailable>()("HostUnavailable", {
+  retryAfterSeconds: Schema.NullOr(Schema.Int),
+  detail: Schema.String
+}) {}
+
+/** The payment facilitator is missing or failed (503). */
+export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>()("PaymentsUnavailable", {
+  detail: Schema.String
+}) {}
+
+/** A feature the operator has not configured, e.g. the code-host connection without an OAuth app (503). */
+export class NotConfigured extends Schema.TaggedError<NotConfigured>()("NotConfigured", {
+  detail: Schema.String
+}) {}
+
+/** Not built yet in this release (501). */
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", {
+  detail: Schema.String
+}) {}

@@ -1,0 +1,36 @@
+import { Schema } from "effect"
+import { AccountId, CheckoutId, ListingId, SaleId } from "./Ids.js"
+import { AtomicAmount } from "./Money.js"
+import { Chain } from "./Wallet.js"
+
+export const SaleStatus = Schema.Literal("pending", "settled", "failed")
+export type SaleStatus = typeof SaleStatus.Type
+
+/**
+ * One payment for one listing: the ledger of record. A sale is recorded as pending before settlement and
+ * before any byte leaves; `paymentKey` identifies the payment itself (network + authorization nonce or
+ * transaction), so the same payment presented twice can never make two sales.
+ */
+export class Sale extends Schema.Class<Sale>("Sale")({
+  id: SaleId,
+  paymentKey: Schema.String,
+  listingId: ListingId,
+  checkoutId: CheckoutId,
+  accountId: Schema.NullOr(AccountId),
+  /** `<owner>/<repo>` at the time of the sale. */
+  repo: Schema.String,
+  livemode: Schema.Boolean,
+  chain: Chain,
+  network: Schema.String,
+  asset: Schema.String,
+  amount: AtomicAmount,
+  payTo: Schema.String,
+  payer: Schema.String,
+  /** The commit the buyer paid for, pinned before settlement. */
+  commitSha: Schema.NullOr(Schema.String),
+  transaction: Schema.NullOr(Schema.String),
+  status: SaleStatus,
+  failureReason: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  settledAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}

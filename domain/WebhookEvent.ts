@@ -1,0 +1,24 @@
+import { Schema } from "effect"
+import { AccountId, EventId, SaleId } from "./Ids.js"
+
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** Delivery policy decided in DECISIONS.md: about 30 s of retries, 5 s per attempt. */
+export const DELIVERY_WINDOW_MS = 30_000
+export const ATTEMPT_TIMEOUT_MS = 5_000
+
+/** A `sale.settled` event waiting in (or done with) the durable outbox. */
+export class WebhookEvent extends Schema.Class<WebhookEvent>("WebhookEvent")({
+  id: EventId,
+  accountId: AccountId,
+  saleId: SaleId,
+  /** The exact JSON body that is signed and sent. */
+  body: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  firstAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  nextAttemptAt: Schema.DateFromSelf
+}) {}

@@ -1,0 +1,36 @@
+import { Either } from "effect"
+
+export interface ParsedHostUrl {
+  readonly owner: string
+  readonly name: string
+}
+
+const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/
+const NAME = /^[A-Za-z0-9._-]{1,100}$/
+
+/**
+ * `host_url` must be `https://github.com/<owner>/<repo>`; a trailing `/` or `.git` and a `www.` host are
+ * tolerated. Owner and repo follow GitHub's naming rules, so nothing odd reaches the code host.
+ */
+export const parseHostUrl = (input: string): Either.Either<ParsedHostUrl, string> => {
+  const problem = "must be a GitHub repository URL like https://github.com/<owner>/<repo>"
+  let url: URL
+  try {
+    url = new URL(input.trim())
+  } catch {
+    return Either.left(problem)
+  }
+  const host = url.hostname.toLowerCase()
+  if (url.protocol !== "https:" || (host !== "github.com" && host !== "www.github.com")) return Either.left(problem)
+  if (url.username || url.password || url.port || url.search || url.hash) return Either.left(problem)
+  const parts = url.pathname.replace(/\/+$/, "").split("/").slice(1)
+  if (parts.length !== 2) return Either.left(problem)
+  const owner = parts[0]!
+  const name = parts[1]!.replace(/\.git$/i, "")
+  if (!OWNER.test(owner) || !NAME.test(name) || name === "." || name === "..") return Either.left(problem)
+  return Either.right({ owner, name })
+}
+
+/** Owner and repo names as they may appear in a page path. */
+export const isPlausibleOwner = (owner: string): boolean => OWNER.test(owner)
+export const isPlausibleRepoName = (name: string): boolean => NAME.test(name) && name !== "." && name !== ".."

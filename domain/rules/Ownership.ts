@@ -1,0 +1,18 @@
+import type { Account } from "../Account.js"
+import type { Listing } from "../Listing.js"
+
+/**
+ * Who may act on a live listing. The owning account may re-list or patch it. Another account may take it
+ * over only by proving control of the repo through its code-host connection (its verified login is the
+ * repo's owner). Anyone else, anonymous callers included, is refused: nobody can prove an anonymous claim.
+ */
+export type ListingAccess = "owner" | "proven_control" | "none"
+
+export const provesControl = (account: Account | null, repoOwner: string): boolean =>
+  account?.hostLogin != null && account.hostLogin.toLowerCase() === repoOwner.toLowerCase()
+
+export const accessTo = (listing: Listing, account: Account | null): ListingAccess => {
+  if (account !== null && listing.accountId === account.id) return "owner"
+  if (provesControl(account, listing.repo.owner)) return "proven_control"
+  return "none"
+}

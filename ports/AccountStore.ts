@@ -1,0 +1,14 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Account } from "../domain/Account.js"
+import type { AccountId } from "../domain/Ids.js"
+
+export class AccountStore extends Context.Tag("ports/AccountStore")<AccountStore, {
+  readonly findById: (id: AccountId) => Effect.Effect<Option.Option<Account>>
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<Account>>
+  /** Accounts whose verified code-host login is this owner (case-insensitive). */
+  readonly findByHostLogin: (login: string) => Effect.Effect<ReadonlyArray<Account>>
+  /** Inserts the account unless one with the same email exists; returns the stored one either way. */
+  readonly insertOrGet: (account: Account) => Effect.Effect<Account>
+  /** Replaces the stored account with the same id. */
+  readonly update: (account: Account) => Effect.Effect<void>
+}>() {}

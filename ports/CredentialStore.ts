@@ -1,0 +1,20 @@
+import { Context, type Effect, type Option } from "effect"
+import type { ApiKey, MagicLinkToken, Session } from "../domain/Credentials.js"
+import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../domain/Ids.js"
+
+/** Magic-link tokens, sessions and API keys, each stored only as a digest of the secret. */
+export class CredentialStore extends Context.Tag("ports/CredentialStore")<CredentialStore, {
+  readonly putMagicToken: (token: MagicLinkToken) => Effect.Effect<void>
+  /** Consumes the token if it exists and has not expired at `now`: at most one caller ever gets it. */
+  readonly takeMagicToken: (digest: TokenDigest, now: Date) => Effect.Effect<Option.Option<MagicLinkToken>>
+  readonly putSession: (session: Session) => Effect.Effect<void>
+  readonly findSession: (digest: TokenDigest) => Effect.Effect<Option.Option<Session>>
+  readonly deleteSession: (id: SessionId) => Effect.Effect<void>
+  readonly putApiKey: (key: ApiKey) => Effect.Effect<void>
+  readonly findApiKey: (digest: TokenDigest) => Effect.Effect<Option.Option<ApiKey>>
+  /** The account's keys, oldest first, revoked ones included. */
+  readonly listApiKeys: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ApiKey>>
+  /** Revokes one of the account's active keys; false when there is no such active key. */
+  readonly revokeApiKey: (accountId: AccountId, id: ApiKeyId, at: Date) => Effect.Effect<boolean>
+  readonly touchApiKey: (id: ApiKeyId, at: Date) => Effect.Effect<void>
+}>() {}

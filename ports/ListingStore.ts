@@ -1,0 +1,30 @@
+import { Context, Data, type Effect, type Option } from "effect"
+import type { Checkout } from "../domain/Checkout.js"
+import type { AccountId, CheckoutId, ListingId } from "../domain/Ids.js"
+import type { Listing } from "../domain/Listing.js"
+
+/** The store already holds a live listing for this repo (the database enforces one per repo). */
+export class LiveListingExists extends Data.TaggedError("LiveListingExists")<{ readonly repo: string }> {}
+
+/**
+ * Listings and their checkouts. Repo lookups are case-insensitive. Checkouts are kept after they are voided
+ * so an old link answers "gone" rather than "unknown".
+ */
+export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore, {
+  readonly findLive: (owner: string, name: string) => Effect.Effect<Option.Option<Listing>>
+  readonly findById: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
+  /** The account's listings, newest first; taken-down ones only when asked. */
+  readonly listByAccount: (
+    accountId: AccountId,
+    options: { readonly includeTakenDown: boolean }
+  ) => Effect.Effect<ReadonlyArray<Listing>>
+  /** Live listings under a code-host owner, case-insensitively. */
+  readonly listLiveByOwner: (owner: string) => Effect.Effect<ReadonlyArray<Listing>>
+  readonly insert: (listing: Listing) => Effect.Effect<void, LiveListingExists>
+  /** Replaces the stored listing with the same id. */
+  readonly update: (listing: Listing) => Effect.Effect<void>
+  readonly insertCheckout: (checkout: Checkout) => Effect.Effect<void>
+  readonly findCheckout: (id: CheckoutId) => Effect.Effect<Option.Option<Checkout>>
+  /** Marks a checkout void; voiding a void checkout keeps its first voiding time. */
+  readonly voidCheckout: (id: CheckoutId, at: Date) => Effect.Effect<void>
+}>() {}

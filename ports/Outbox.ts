@@ -1,0 +1,15 @@
+import { Context, type Effect, type Option } from "effect"
+import type { AccountId, EventId, SaleId } from "../domain/Ids.js"
+import type { WebhookEvent } from "../domain/WebhookEvent.js"
+
+/** The durable queue of `sale.settled` deliveries. Several workers may claim at once; none gets the same event. */
+export class Outbox extends Context.Tag("ports/Outbox")<Outbox, {
+  readonly enqueue: (event: WebhookEvent) => Effect.Effect<void>
+  /** Pending events due at `now`, leased to the caller until `leaseUntil` so no other worker takes them. */
+  readonly claimDue: (now: Date, limit: number, leaseUntil: Date) => Effect.Effect<ReadonlyArray<WebhookEvent>>
+  readonly update: (event: WebhookEvent) => Effect.Effect<void>
+  readonly findById: (id: EventId) => Effect.Effect<Option.Option<WebhookEvent>>
+  readonly findBySale: (saleId: SaleId) => Effect.Effect<ReadonlyArray<WebhookEvent>>
+  /** Marks the account's pending events cancelled (the webhook was removed). */
+  readonly cancelPending: (accountId: AccountId) => Effect.Effect<number>
+}>() {}
