@@ -40,3 +40,9 @@ export const buildCheckout = (listing: Listing, id: CheckoutId, now: Date): Chec
 
 export const voidCheckout = (checkout: Checkout, now: Date): Checkout =>
   checkout.isVoid ? checkout : new Checkout({ ...checkout, voidedAt: now })
+
+/** Public paths; hosts prefix them with `BASE_URL`. */
+export const checkoutPath = (id: CheckoutId): string => `/checkout/${id}`
+export const testCheckoutPath = (id: CheckoutId): string => `/checkout/${id}/test`
+export const repoPagePath = (repo: { readonly owner: string; readonly name: string }): string =>
+  `/r/${repo.owner}/${repo.name}`

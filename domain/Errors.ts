@@ -78,6 +78,11 @@ export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>
   detail: Schema.String
 }) {}
 
+/** Outgoing mail failed, so a sign-in link could not be sent (503). */
+export class MailUnavailable extends Schema.TaggedError<MailUnavailable>()("MailUnavailable", {
+  detail: Schema.String
+}) {}
+
 /** A feature the operator has not configured, e.g. the code-host connection without an OAuth app (503). */
 export class NotConfigured extends Schema.TaggedError<NotConfigured>()("NotConfigured", {
   detail: Schema.String

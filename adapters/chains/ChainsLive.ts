@@ -1,0 +1,23 @@
+import { Effect, Layer, type Either } from "effect"
+import type { Address, Chain, ChainFacts } from "../../domain/Wallet.js"
+import { Chains, InvalidAddress } from "../../ports/Chains.js"
+import { baseFacts, normalizeBaseAddress } from "../evm/BaseAddress.js"
+import { normalizeSolanaAddress, solanaFacts } from "../solana/SolanaAddress.js"
+
+interface ChainRules {
+  readonly normalize: (raw: string) => Either.Either<Address, string>
+  readonly facts: (livemode: boolean) => ChainFacts
+}
+
+// A Record (not a ternary) so that adding a chain to the domain fails to compile until it has rules here.
+const rules: Record<Chain, ChainRules> = {
+  base: { normalize: normalizeBaseAddress, facts: baseFacts },
+  solana: { normalize: normalizeSolanaAddress, facts: solanaFacts }
+}
+
+/** Address rules and network facts for every supported chain. Input is not trimmed: spaces are invalid. */
+export const ChainsLive = Layer.succeed(Chains, {
+  normalize: (chain, raw) =>
+    rules[chain].normalize(raw).pipe(Effect.mapError((message) => new InvalidAddress({ chain, message }))),
+  facts: (chain, livemode) => rules[chain].facts(livemode)
+})

@@ -1,0 +1,43 @@
+import { Effect, Layer, Option } from "effect"
+import type { Checkout } from "../../domain/Checkout.js"
+import { Checkout as CheckoutClass } from "../../domain/Checkout.js"
+import { repoKey, type CheckoutId, type ListingId } from "../../domain/Ids.js"
+import type { Listing } from "../../domain/Listing.js"
+import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
+
+const newestFirst = (a: Listing, b: Listing) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
+
+export const ListingStoreMemory = Layer.sync(ListingStore, () => {
+  const listings = new Map<ListingId, Listing>()
+  const checkouts = new Map<CheckoutId, Checkout>()
+  const live = () => [...listings.values()].filter((l) => l.isLive)
+  return {
+    findLive: (owner, name) =>
+      Effect.sync(() => Option.fromNullable(live().find((l) => l.repo.key === repoKey(owner, name)))),
+    findById: (id) => Effect.sync(() => Option.fromNullable(listings.get(id))),
+    listByAccount: (accountId, { includeTakenDown }) =>
+      Effect.sync(() =>
+        [...listings.values()]
+          .filter((l) => l.accountId === accountId && (includeTakenDown || l.isLive))
+          .sort(newestFirst)
+      ),
+    listLiveByOwner: (owner) =>
+      Effect.sync(() => live().filter((l) => l.repo.owner.toLowerCase() === owner.toLowerCase()).sort(newestFirst)),
+    insert: (listing) =>
+      Effect.suspend(() => {
+        if (listing.isLive && live().some((l) => l.repo.key === listing.repo.key)) {
+          return Effect.fail(new LiveListingExists({ repo: listing.repo.slug }))
+        }
+        listings.set(listing.id, listing)
+        return Effect.void
+      }),
+    update: (listing) => Effect.sync(() => void listings.set(listing.id, listing)),
+    insertCheckout: (checkout) => Effect.sync(() => void checkouts.set(checkout.id, checkout)),
+    findCheckout: (id) => Effect.sync(() => Option.fromNullable(checkouts.get(id))),
+    voidCheckout: (id, at) =>
+      Effect.sync(() => {
+        const checkout = checkouts.get(id)
+        if (checkout && checkout.voidedAt === null) checkouts.set(id, new CheckoutClass({ ...checkout, voidedAt: at }))
+      })
+  }
+})

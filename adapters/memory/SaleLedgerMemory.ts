@@ -1,0 +1,37 @@
+import { Effect, Layer, Option } from "effect"
+import type { SaleId } from "../../domain/Ids.js"
+import type { Sale } from "../../domain/Sale.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+
+/** Cursor: the position after the last sale of a page, as `<createdAt ms>:<id>`. */
+const cursorOf = (sale: Sale) => `${sale.createdAt.getTime()}:${sale.id}`
+const newestFirst = (a: Sale, b: Sale) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
+
+export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
+  const sales = new Map<SaleId, Sale>()
+  const byKey = new Map<string, SaleId>()
+  return {
+    recordPending: (sale) =>
+      Effect.sync(() => {
+        const existing = byKey.get(sale.paymentKey)
+        if (existing) return { sale: sales.get(existing)!, created: false }
+        sales.set(sale.id, sale)
+        byKey.set(sale.paymentKey, sale.id)
+        return { sale, created: true }
+      }),
+    update: (sale) => Effect.sync(() => void sales.set(sale.id, sale)),
+    findById: (id) => Effect.sync(() => Option.fromNullable(sales.get(id))),
+    findByPaymentKey: (key) =>
+      Effect.sync(() => Option.fromNullable(byKey.get(key)).pipe(Option.flatMapNullable((id) => sales.get(id)))),
+    listByAccount: (accountId, { cursor, limit, livemode }) =>
+      Effect.sync(() => {
+        const all = [...sales.values()]
+          .filter((s) => s.accountId === accountId && (livemode === undefined || s.livemode === livemode))
+          .sort(newestFirst)
+        const start = cursor === undefined ? 0 : all.findIndex((s) => cursorOf(s) === cursor) + 1
+        const page = all.slice(start, start + limit)
+        const more = start + limit < all.length
+        return { sales: page, nextCursor: more && page.length > 0 ? cursorOf(page[page.length - 1]!) : null }
+      })
+  }
+})

@@ -1,0 +1,68 @@
+/**
+ * The fixed taxonomy of the owner page's `indexed` list. A repo gets the first category whose keywords
+ * match its topics, then its description; failing that, its language decides; else `other`.
+ * The list is documented in the README and must only grow.
+ */
+export const CATEGORIES = [
+  "ai-ml",
+  "blockchain",
+  "security",
+  "devops",
+  "data",
+  "web",
+  "mobile",
+  "games",
+  "cli",
+  "library",
+  "docs",
+  "other"
+] as const
+export type Category = (typeof CATEGORIES)[number]
+
+const KEYWORDS: ReadonlyArray<readonly [Category, ReadonlyArray<string>]> = [
+  ["ai-ml", ["ai", "ml", "machine-learning", "deep-learning", "llm", "neural-network", "nlp", "pytorch", "tensorflow", "agent", "agents", "rag"]],
+  ["blockchain", ["blockchain", "ethereum", "solana", "web3", "crypto", "cryptocurrency", "smart-contracts", "defi", "x402", "evm", "bitcoin"]],
+  ["security", ["security", "cryptography", "pentest", "vulnerability", "auth", "authentication", "encryption"]],
+  ["devops", ["devops", "docker", "kubernetes", "terraform", "ci", "infrastructure", "deployment", "monitoring", "aws", "cloud"]],
+  ["data", ["database", "data", "sql", "analytics", "etl", "postgres", "postgresql", "data-science", "visualization"]],
+  ["web", ["web", "react", "vue", "svelte", "frontend", "nextjs", "css", "html", "website", "http", "api", "backend"]],
+  ["mobile", ["android", "ios", "mobile", "flutter", "react-native", "swiftui"]],
+  ["games", ["game", "games", "gamedev", "game-engine", "unity", "godot"]],
+  ["cli", ["cli", "terminal", "command-line", "shell", "tui"]],
+  ["library", ["library", "sdk", "framework", "package", "npm", "crate"]],
+  ["docs", ["documentation", "docs", "tutorial", "awesome", "awesome-list", "book", "guide"]]
+]
+
+const LANGUAGES: Readonly<Record<string, Category>> = {
+  "jupyter notebook": "ai-ml",
+  solidity: "blockchain",
+  html: "web",
+  css: "web",
+  vue: "web",
+  svelte: "web",
+  kotlin: "mobile",
+  swift: "mobile",
+  dart: "mobile",
+  "objective-c": "mobile",
+  hcl: "devops",
+  dockerfile: "devops",
+  shell: "cli",
+  gdscript: "games",
+  sql: "data",
+  markdown: "docs",
+  tex: "docs"
+}
+
+const words = (text: string): ReadonlyArray<string> => text.toLowerCase().split(/[^a-z0-9+#-]+/).filter(Boolean)
+
+export const categorize = (repo: {
+  readonly topics: ReadonlyArray<string>
+  readonly description: string | null
+  readonly language: string | null
+}): Category => {
+  const topics = new Set(repo.topics.map((t) => t.toLowerCase()))
+  for (const [category, keywords] of KEYWORDS) if (keywords.some((k) => topics.has(k))) return category
+  const described = new Set(words(repo.description ?? ""))
+  for (const [category, keywords] of KEYWORDS) if (keywords.some((k) => described.has(k))) return category
+  return (repo.language && LANGUAGES[repo.language.toLowerCase()]) || (repo.language ? "library" : "other")
+}

@@ -1,0 +1,53 @@
+import { Effect, Either } from "effect"
+import { FieldProblem, InvalidInput } from "../Errors.js"
+import { type AtomicAmount, parsePriceUsd, priceProblemMessage } from "../Money.js"
+import { type Chain, walletField } from "../Wallet.js"
+import type { Address } from "../Wallet.js"
+import { Chains } from "../../ports/Chains.js"
+import type { WalletPatches } from "./PayoutResolution.js"
+import { fromField, Patch, traverse } from "./ThreeState.js"
+
+/**
+ * Validation of request fields, collecting every problem so one 400 names all bad fields. Each check
+ * pushes into `problems` and yields a value to use if the request turns out valid.
+ */
+export class FieldErrors {
+  readonly problems: Array<FieldProblem> = []
+  add(field: string, message: string): void {
+    this.problems.push(new FieldProblem({ field, message }))
+  }
+  /** Fails with all problems found, if any. */
+  get check(): Effect.Effect<void, InvalidInput> {
+    return this.problems.length === 0 ? Effect.void : Effect.fail(InvalidInput.forFields(this.problems))
+  }
+}
+
+export const pricePatch = (errors: FieldErrors, input: string | undefined): Patch<AtomicAmount> => {
+  const patch = fromField(input)
+  if (patch._tag !== "Set") return patch as Patch<never>
+  return Either.match(parsePriceUsd(patch.value), {
+    onLeft: (problem) => {
+      errors.add("price_usd", priceProblemMessage[problem])
+      return Patch.Keep<AtomicAmount>()
+    },
+    onRight: (value) => Patch.Set({ value })
+  })
+}
+
+const walletPatch = (errors: FieldErrors, chain: Chain, input: string | undefined) =>
+  Effect.flatMap(Chains, (chains) =>
+    traverse(fromField(input), (raw) => chains.normalize(chain, raw)).pipe(
+      Effect.catchTag("InvalidAddress", (e) => {
+        errors.add(walletField(chain), e.message)
+        return Effect.succeed(Patch.Keep<Address>())
+      })
+    ))
+
+export const walletPatches = (
+  errors: FieldErrors,
+  input: { readonly wallet_base?: string | undefined; readonly wallet_solana?: string | undefined }
+): Effect.Effect<WalletPatches, never, Chains> =>
+  Effect.all({
+    base: walletPatch(errors, "base", input.wallet_base),
+    solana: walletPatch(errors, "solana", input.wallet_solana)
+  })

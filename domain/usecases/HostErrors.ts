@@ -1,0 +1,20 @@
+import { HostRefused, HostUnavailable } from "../Errors.js"
+import type { CodeHostError } from "../../ports/CodeHost.js"
+
+/** What a code-host failure means to the caller: a refusal of what was given (422), or an outage (503). */
+export const fromCodeHost = (e: CodeHostError): HostRefused | HostUnavailable => {
+  switch (e.reason) {
+    case "repo_not_found":
+      return new HostRefused({ reason: e.reason, detail: "The code host has no such repository (or it is private: add host_pat)." })
+    case "private_repo_needs_token":
+      return new HostRefused({ reason: e.reason, detail: "The repository is private: add host_pat, a read-only token for it." })
+    case "token_rejected":
+      return new HostRefused({ reason: e.reason, detail: "The code host rejected host_pat (expired, revoked or mistyped)." })
+    case "token_lacks_access":
+      return new HostRefused({ reason: e.reason, detail: "host_pat cannot read this repository's contents." })
+    case "rate_limited":
+      return new HostUnavailable({ retryAfterSeconds: e.retryAfterSeconds ?? 60, detail: "The code host's rate limit was reached; try again later." })
+    case "unavailable":
+      return new HostUnavailable({ retryAfterSeconds: e.retryAfterSeconds ?? null, detail: "The code host did not answer; try again later." })
+  }
+}

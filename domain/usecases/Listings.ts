@@ -1,0 +1,233 @@
+import { Effect, Either, Option, Redacted } from "effect"
+import type { Account } from "../Account.js"
+import { buildCheckout, type Checkout } from "../Checkout.js"
+import type { Principal } from "../Credentials.js"
+import { AlreadyListed, Forbidden, NotFound, RateLimited } from "../Errors.js"
+import { type CheckoutId, IdPrefix, type ListingId } from "../Ids.js"
+import { hostPatAad, Listing } from "../Listing.js"
+import { noWallets } from "../Wallet.js"
+import { FieldErrors, pricePatch, walletPatches } from "../rules/Fields.js"
+import { parseHostUrl } from "../rules/HostUrl.js"
+import { accessTo } from "../rules/Ownership.js"
+import { resolvePayTo, type WalletPatches } from "../rules/PayoutResolution.js"
+import { takeDown } from "../rules/Takedown.js"
+import { apply, fromField, type Patch } from "../rules/ThreeState.js"
+import { newId, now } from "../rules/Tokens.js"
+import { AccountStore } from "../../ports/AccountStore.js"
+import { Chains } from "../../ports/Chains.js"
+import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import { RateLimiter } from "../../ports/RateLimiter.js"
+import { SecretBox } from "../../ports/SecretBox.js"
+import { Transactor } from "../../ports/Transactor.js"
+import { fromCodeHost } from "./HostErrors.js"
+import type { AtomicAmount } from "../Money.js"
+
+/** `POST /repos` as the contract names its fields. */
+export interface CreateListingInput {
+  readonly host_url: string
+  readonly wallet_base?: string | undefined
+  readonly wallet_solana?: string | undefined
+  readonly price_usd?: string | undefined
+  readonly host_pat?: Redacted.Redacted<string> | undefined
+}
+
+/** `PATCH /repos/<owner>/<repo>`: every field three-state. */
+export interface UpdateListingInput {
+  readonly wallet_base?: string | undefined
+  readonly wallet_solana?: string | undefined
+  readonly price_usd?: string | undefined
+  readonly host_pat?: Redacted.Redacted<string> | undefined
+}
+
+/** Anonymous listing limit decided in DECISIONS.md. */
+export const ANONYMOUS_LISTINGS_PER_HOUR = 30
+
+interface Terms {
+  readonly price: Patch<AtomicAmount>
+  readonly wallets: WalletPatches
+  readonly hostPat: Patch<Redacted.Redacted<string>>
+}
+
+const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.Redacted<string>> => {
+  const patch = fromField(input === undefined ? undefined : Redacted.value(input))
+  return patch._tag === "Set" ? { _tag: "Set", value: input! } : (patch as Patch<never>)
+}
+
+export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
+  effect: Effect.gen(function*() {
+    const store = yield* ListingStore
+    const accounts = yield* AccountStore
+    const host = yield* CodeHost
+    const box = yield* SecretBox
+    const chains = yield* Chains
+    const limiter = yield* RateLimiter
+    const tx = yield* Transactor
+    const withPorts = <A, E>(effect: Effect.Effect<A, E, SecretBox | Chains>) =>
+      effect.pipe(Effect.provideService(SecretBox, box), Effect.provideService(Chains, chains))
+
+    const readTerms = (errors: FieldErrors, input: UpdateListingInput) =>
+      Effect.map(withPorts(walletPatches(errors, input)), (wallets): Terms => ({
+        price: pricePatch(errors, input.price_usd),
+        wallets,
+        hostPat: patPatch(input.host_pat)
+      }))
+
+    const accountOf = (principal: Principal | null) =>
+      principal === null ? Effect.succeed(null) : Effect.map(accounts.findById(principal.accountId), Option.getOrNull)
+
+    /** Asks the code host with the token that will be stored, so a token is stored only after it worked. */
+    const lookUp = (ref: { owner: string; name: string }, token: Option.Option<Redacted.Redacted<string>>) =>
+      Effect.mapError(host.repo(ref, token), fromCodeHost)
+
+    const tokenOf = (listing: Listing) =>
+      listing.hostPat === null
+        ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
+        : box.open(listing.hostPat, hostPatAad(listing)).pipe(Effect.map(Option.some), Effect.orDie)
+
+    /**
+     * Applies terms to a listing (new or existing): the price, the payout addresses resolved per chain and
+     * the sealed token, then mints a new checkout. Only a private repo keeps a token.
+     */
+    const applyTerms = Effect.fnUntraced(function*(
+      base: Listing,
+      terms: Terms,
+      account: Account | null,
+      info: RepoInfo | null,
+      at: Date
+    ) {
+      const checkoutId = yield* withPorts(newId<CheckoutId>(IdPrefix.checkout))
+      let hostPat = base.hostPat
+      if (terms.hostPat._tag === "Clear") hostPat = null
+      if (terms.hostPat._tag === "Set") {
+        hostPat = (info?.isPrivate ?? base.isPrivate) ? yield* box.seal(terms.hostPat.value, hostPatAad(base)) : null
+      }
+      const listing = new Listing({
+        ...base,
+        ...(info === null ? {} : { repo: info.ref, hostUrl: info.htmlUrl, isPrivate: info.isPrivate, description: info.description, language: info.language }),
+        price: apply(terms.price, base.price),
+        payTo: resolvePayTo(base.payTo, terms.wallets, account?.wallets ?? null),
+        hostPat,
+        checkoutId,
+        updatedAt: at
+      })
+      return { listing, checkout: buildCheckout(listing, checkoutId, at) }
+    })
+
+    /** Saves changed terms: the old checkout is voided so stale links stop selling. */
+    const saveTerms = (listing: Listing, previous: CheckoutId, checkout: Checkout, at: Date) =>
+      tx.withTransaction(
+        Effect.all([store.update(listing), store.voidCheckout(previous, at), store.insertCheckout(checkout)], { discard: true })
+      )
+
+    const create = Effect.fn("Listings.create")(function*(
+      input: CreateListingInput,
+      principal: Principal | null,
+      client: string
+    ) {
+      const errors = new FieldErrors()
+      const parsed = Either.getOrNull(Either.mapLeft(parseHostUrl(input.host_url), (m) => errors.add("host_url", m)))
+      const terms = yield* readTerms(errors, input)
+      yield* errors.check
+      if (principal === null) {
+        yield* limiter.consume(`listing:anonymous:${client}`, ANONYMOUS_LISTINGS_PER_HOUR, 3_600_000).pipe(
+          Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many anonymous listings from this address; sign in or try later." }))
+        )
+      }
+      const account = yield* accountOf(principal)
+      const token = terms.hostPat._tag === "Set" ? Option.some(terms.hostPat.value) : Option.none()
+      const info = yield* lookUp(parsed!, token)
+      const at = yield* now
+      const existing = yield* store.findLive(info.ref.owner, info.ref.name)
+      if (Option.isSome(existing)) {
+        const access = accessTo(existing.value, account)
+        if (access === "none") {
+          return yield* new AlreadyListed({ repo: info.ref.slug, detail: `${info.ref.slug} is already listed by another party.` })
+        }
+        if (access === "owner") {
+          // Re-listing one's own repo updates it: sent fields change, the checkout is rebuilt.
+          const { listing, checkout } = yield* applyTerms(existing.value, terms, account, info, at)
+          yield* saveTerms(listing, existing.value.checkoutId, checkout, at)
+          return listing
+        }
+      }
+      const id = yield* withPorts(newId<ListingId>(IdPrefix.listing))
+      const blank = new Listing({
+        id,
+        repo: info.ref,
+        accountId: account?.id ?? null,
+        hostUrl: info.htmlUrl,
+        isPrivate: info.isPrivate,
+        description: info.description,
+        language: info.language,
+        price: null,
+        payTo: noWallets,
+        hostPat: null,
+        checkoutId: "" as CheckoutId,
+        status: "live",
+        createdAt: at,
+        updatedAt: at,
+        takenDownAt: null
+      })
+      const { listing, checkout } = yield* applyTerms(blank, terms, account, info, at)
+      yield* tx.withTransaction(Effect.gen(function*() {
+        // Proven control of the repo through the code-host connection takes the listing over.
+        if (Option.isSome(existing)) {
+          yield* store.update(takeDown(existing.value, at))
+          yield* store.voidCheckout(existing.value.checkoutId, at)
+        }
+        yield* store.insert(listing)
+        yield* store.insertCheckout(checkout)
+      })).pipe(
+        Effect.catchTag("LiveListingExists", () =>
+          new AlreadyListed({ repo: info.ref.slug, detail: `${info.ref.slug} is already listed by another party.` }))
+      )
+      return listing
+    })
+
+    /** The live listing the principal owns, or the reason they cannot touch it. */
+    const owned = Effect.fnUntraced(function*(owner: string, name: string, principal: Principal) {
+      const listing = yield* Effect.flatten(store.findLive(owner, name)).pipe(
+        Effect.mapError(() => new NotFound({ detail: `No live listing for ${owner}/${name}.` }))
+      )
+      const account = yield* accountOf(principal)
+      if (accessTo(listing, account) !== "owner") {
+        return yield* new Forbidden({ detail: `${listing.repo.slug} is listed by another account.` })
+      }
+      return { listing, account }
+    })
+
+    const update = Effect.fn("Listings.update")(function*(
+      owner: string,
+      name: string,
+      input: UpdateListingInput,
+      principal: Principal
+    ) {
+      const errors = new FieldErrors()
+      const terms = yield* readTerms(errors, input)
+      yield* errors.check
+      const { listing: current, account } = yield* owned(owner, name, principal)
+      // A new token must work before it is stored; the repo's privacy may have changed meanwhile.
+      const info = terms.hostPat._tag === "Set"
+        ? yield* lookUp(current.repo, Option.some(terms.hostPat.value))
+        : null
+      const at = yield* now
+      const { listing, checkout } = yield* applyTerms(current, terms, account, info, at)
+      yield* saveTerms(listing, current.checkoutId, checkout, at)
+      return listing
+    })
+
+    const takedown = Effect.fn("Listings.takedown")(function*(owner: string, name: string, principal: Principal) {
+      const { listing } = yield* owned(owner, name, principal)
+      const at = yield* now
+      yield* tx.withTransaction(
+        Effect.all([store.update(takeDown(listing, at)), store.voidCheckout(listing.checkoutId, at)], { discard: true })
+      )
+    })
+
+    /** The account's live listings (`GET /my/stores`). */
+    const inventory = (principal: Principal) => store.listByAccount(principal.accountId, { includeTakenDown: false })
+
+    return { create, update, takedown, inventory, tokenOf } as const
+  })
+}) {}

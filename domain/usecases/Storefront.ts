@@ -1,0 +1,102 @@
+import { Effect, Option } from "effect"
+import type { Account } from "../Account.js"
+import { type HostRefused, type HostUnavailable, NotFound } from "../Errors.js"
+import type { Listing } from "../Listing.js"
+import { categorize, type Category } from "../rules/Category.js"
+import { isPlausibleOwner, isPlausibleRepoName } from "../rules/HostUrl.js"
+import { AccountStore } from "../../ports/AccountStore.js"
+import { CodeHost, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import { fromCodeHost } from "./HostErrors.js"
+import { Listings } from "./Listings.js"
+
+export interface IndexedRepo extends OwnerRepo {
+  readonly category: Category
+}
+
+export interface OwnerPage {
+  readonly owner: string
+  readonly hostUrl: string
+  readonly claimed: boolean
+  /** Shown only when claimed. */
+  readonly tagline: string | null
+  readonly inventory: ReadonlyArray<Listing>
+  readonly indexed: ReadonlyArray<IndexedRepo>
+}
+
+export interface RepoPage {
+  readonly listing: Listing
+  /** Null when the code host could not be asked right now; the listing's own facts still show. */
+  readonly preview: {
+    readonly info: RepoInfo
+    readonly tree: RepoTree
+    readonly readme: Option.Option<Readme>
+  } | null
+}
+
+export class Storefront extends Effect.Service<Storefront>()("usecases/Storefront", {
+  effect: Effect.gen(function*() {
+    const store = yield* ListingStore
+    const accounts = yield* AccountStore
+    const host = yield* CodeHost
+    const listings = yield* Listings
+
+    /**
+     * The owner ties to an account when an account's code-host connection is the owner, or when exactly
+     * one account holds listings under the owner. Only then is its tagline shown.
+     */
+    const claimant = Effect.fnUntraced(function*(owner: string, inventory: ReadonlyArray<Listing>) {
+      const connected = yield* accounts.findByHostLogin(owner)
+      if (connected.length > 0) return connected[0]!
+      const holders = new Set(inventory.flatMap((l) => (l.accountId === null ? [] : [l.accountId])))
+      if (holders.size !== 1) return null
+      return Option.getOrNull(yield* accounts.findById([...holders][0]!))
+    })
+
+    const ownerPage = Effect.fn("Storefront.ownerPage")(function*(owner: string) {
+      const missing = new NotFound({ detail: `No owner page for ${owner}.` })
+      if (!isPlausibleOwner(owner)) return yield* missing
+      const inventory = yield* store.listLiveByOwner(owner)
+      const repos = yield* host.ownerRepos(owner).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("CodeHostError", (e): Effect.Effect<Option.Option<ReadonlyArray<OwnerRepo>>, NotFound | HostRefused | HostUnavailable> =>
+          // With listings to show, a code-host hiccup costs only the free index, not the page.
+          inventory.length > 0 ? Effect.succeed(Option.none())
+          : e.reason === "repo_not_found" ? Effect.fail(missing)
+          : Effect.fail(fromCodeHost(e)))
+      )
+      const listed = new Set(inventory.map((l) => l.repo.key))
+      const indexed = Option.getOrElse(repos, () => []).filter((r) => !listed.has(r.ref.key))
+        .map((r): IndexedRepo => ({ ...r, category: categorize(r) }))
+      const canonical = inventory[0]?.repo.owner ?? Option.getOrUndefined(repos)?.[0]?.ref.owner ?? owner
+      const account: Account | null = yield* claimant(canonical, inventory)
+      return {
+        owner: canonical,
+        hostUrl: host.ownerUrl(canonical),
+        claimed: account !== null,
+        tagline: account?.storefrontTagline ?? null,
+        inventory,
+        indexed
+      } satisfies OwnerPage
+    })
+
+    const repoPage = Effect.fn("Storefront.repoPage")(function*(owner: string, name: string) {
+      const missing = new NotFound({ detail: `${owner}/${name} is not listed.` })
+      if (!isPlausibleOwner(owner) || !isPlausibleRepoName(name)) return yield* missing
+      const listing = yield* Effect.flatten(store.findLive(owner, name)).pipe(Effect.mapError(() => missing))
+      const token = yield* listings.tokenOf(listing)
+      const preview = yield* Effect.gen(function*() {
+        const info = yield* host.repo(listing.repo, token)
+        const [tree, readme] = yield* Effect.all([host.tree(info, token), host.readme(info, token)], { concurrency: 2 })
+        return { info, tree, readme }
+      }).pipe(
+        Effect.catchTag("CodeHostError", (e) =>
+          // An outage is the host's problem to report; a refusal (token revoked, repo gone) still shows the listing.
+          e.reason === "rate_limited" || e.reason === "unavailable" ? Effect.fail(fromCodeHost(e)) : Effect.succeed(null))
+      )
+      return { listing, preview } satisfies RepoPage
+    })
+
+    return { ownerPage, repoPage } as const
+  })
+}) {}
