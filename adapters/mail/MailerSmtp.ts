@@ -41,7 +41,15 @@ export const MailerSmtp = Layer.scoped(
     const url = yield* smtpUrl
     const from = yield* mailFrom
     const transport = yield* Effect.acquireRelease(
-      Effect.sync(() => nodemailer.createTransport(Redacted.value(url))),
+      // nodemailer waits minutes by default; a sign-in request should not. Query options in SMTP_URL win.
+      Effect.sync(() =>
+        nodemailer.createTransport({
+          url: Redacted.value(url),
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000
+        })
+      ),
       (transport) => Effect.sync(() => transport.close())
     )
     return {
