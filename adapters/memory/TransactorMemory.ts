@@ -6,7 +6,7 @@ import { Transactor } from "../../ports/Transactor.js"
  * at a time. Nested calls join the running one. There is no rollback: memory use cases validate before
  * they write, which is the order the domain follows anyway.
  */
-export const TransactorMemory = Layer.effect(
+export const TransactorMemory = Layer.scoped(
   Transactor,
   Effect.gen(function*() {
     const lock = yield* Effect.makeSemaphore(1)

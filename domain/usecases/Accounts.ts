@@ -21,6 +21,7 @@ import { Outbox } from "../../ports/Outbox.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { Transactor } from "../../ports/Transactor.js"
 import { WebhookSender } from "../../ports/WebhookSender.js"
+import { isOutage } from "./HostErrors.js"
 import { Listings } from "./Listings.js"
 
 /** `PATCH /my/account` as the contract names its fields; each three-state. */
@@ -65,7 +66,7 @@ export class Accounts extends Effect.Service<Accounts>()("usecases/Accounts", {
         Effect.flatMap((token) => host.repo(listing.repo, token)),
         Effect.as(true),
         // An outage says nothing about the token or the repo: rebuild rather than report a false reason.
-        Effect.catchTag("CodeHostError", (e) => Effect.succeed(e.reason === "rate_limited" || e.reason === "unavailable"))
+        Effect.catchTag("CodeHostError", (e) => Effect.succeed(isOutage(e)))
       )
 
     /**

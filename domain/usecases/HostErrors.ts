@@ -13,8 +13,16 @@ export const fromCodeHost = (e: CodeHostError): HostRefused | HostUnavailable =>
     case "token_lacks_access":
       return new HostRefused({ reason: e.reason, detail: "host_pat cannot read this repository's contents." })
     case "rate_limited":
-      return new HostUnavailable({ retryAfterSeconds: e.retryAfterSeconds ?? 60, detail: "The code host's rate limit was reached; try again later." })
     case "unavailable":
-      return new HostUnavailable({ retryAfterSeconds: e.retryAfterSeconds ?? null, detail: "The code host did not answer; try again later." })
+      return outage(e)
   }
 }
+
+/** A failure that says nothing about the repo or the token: the host is down or rate-limiting us. */
+export const isOutage = (e: CodeHostError): boolean => e.reason === "rate_limited" || e.reason === "unavailable"
+
+export const outage = (e: CodeHostError): HostUnavailable =>
+  new HostUnavailable({
+    retryAfterSeconds: e.retryAfterSeconds ?? (e.reason === "rate_limited" ? 60 : null),
+    detail: e.reason === "rate_limited" ? "The code host's rate limit was reached; try again later." : "The code host did not answer; try again later."
+  })

@@ -1,13 +1,13 @@
 import { Effect, Option } from "effect"
 import type { Account } from "../Account.js"
-import { type HostRefused, type HostUnavailable, NotFound } from "../Errors.js"
+import { type HostUnavailable, NotFound } from "../Errors.js"
 import type { Listing } from "../Listing.js"
 import { categorize, type Category } from "../rules/Category.js"
 import { isPlausibleOwner, isPlausibleRepoName } from "../rules/HostUrl.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CodeHost, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
-import { fromCodeHost } from "./HostErrors.js"
+import { isOutage, outage } from "./HostErrors.js"
 import { Listings } from "./Listings.js"
 
 export interface IndexedRepo extends OwnerRepo {
@@ -59,11 +59,11 @@ export class Storefront extends Effect.Service<Storefront>()("usecases/Storefron
       const inventory = yield* store.listLiveByOwner(owner)
       const repos = yield* host.ownerRepos(owner).pipe(
         Effect.map(Option.some),
-        Effect.catchTag("CodeHostError", (e): Effect.Effect<Option.Option<ReadonlyArray<OwnerRepo>>, NotFound | HostRefused | HostUnavailable> =>
+        Effect.catchTag("CodeHostError", (e): Effect.Effect<Option.Option<ReadonlyArray<OwnerRepo>>, NotFound | HostUnavailable> =>
           // With listings to show, a code-host hiccup costs only the free index, not the page.
           inventory.length > 0 ? Effect.succeed(Option.none())
-          : e.reason === "repo_not_found" ? Effect.fail(missing)
-          : Effect.fail(fromCodeHost(e)))
+          : isOutage(e) ? Effect.fail(outage(e))
+          : Effect.fail(missing))
       )
       const listed = new Set(inventory.map((l) => l.repo.key))
       const indexed = Option.getOrElse(repos, () => []).filter((r) => !listed.has(r.ref.key))
@@ -92,7 +92,7 @@ export class Storefront extends Effect.Service<Storefront>()("usecases/Storefron
       }).pipe(
         Effect.catchTag("CodeHostError", (e) =>
           // An outage is the host's problem to report; a refusal (token revoked, repo gone) still shows the listing.
-          e.reason === "rate_limited" || e.reason === "unavailable" ? Effect.fail(fromCodeHost(e)) : Effect.succeed(null))
+          isOutage(e) ? Effect.fail(outage(e)) : Effect.succeed(null))
       )
       return { listing, preview } satisfies RepoPage
     })

@@ -1,0 +1,18 @@
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { pgClientForUrl } from "./PgClientLive.js"
+import { PgliteEmbeddedLive } from "./PgliteEmbedded.js"
+
+/**
+ * The SqlClient the host runs on: PostgreSQL when `DATABASE_URL` is set (and not empty), otherwise the
+ * embedded PGlite under `DATA_DIR` (see PgliteEmbedded.ts for its serial-transaction caveat).
+ */
+export const DatabaseLive = Layer.unwrapEffect(
+  Effect.map(
+    Config.option(Config.redacted("DATABASE_URL")),
+    (url) =>
+      Option.match(Option.filter(url, (value) => Redacted.value(value).trim() !== ""), {
+        onNone: () => PgliteEmbeddedLive,
+        onSome: pgClientForUrl
+      })
+  )
+)

@@ -1,0 +1,90 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { Checkout } from "../../domain/Checkout.js"
+import { AccountId, CheckoutId, ListingId } from "../../domain/Ids.js"
+import { Listing } from "../../domain/Listing.js"
+import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
+import { isUniqueViolation, TimestampColumn } from "./Columns.js"
+import { CheckoutFromRow, ListingFromRow } from "./ListingRows.js"
+
+/** The partial unique index that keeps one live listing per repo (see migration 0001). */
+const ONE_LIVE_PER_REPO = "listings_one_live_per_repo"
+
+export const ListingStoreSql = Layer.effect(
+  ListingStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findLive = SqlSchema.findOne({
+      Request: Schema.Struct({ owner: Schema.String, name: Schema.String }),
+      Result: ListingFromRow,
+      execute: ({ name, owner }) =>
+        sql`SELECT * FROM listings
+            WHERE lower(owner) = lower(${owner}) AND lower(name) = lower(${name}) AND status = 'live'`
+    })
+    const findById = SqlSchema.findOne({
+      Request: ListingId,
+      Result: ListingFromRow,
+      execute: (id) => sql`SELECT * FROM listings WHERE id = ${id}`
+    })
+    const listByAccount = SqlSchema.findAll({
+      Request: Schema.Struct({ accountId: AccountId, includeTakenDown: Schema.Boolean }),
+      Result: ListingFromRow,
+      execute: ({ accountId, includeTakenDown }) =>
+        sql`SELECT * FROM listings
+            WHERE account_id = ${accountId} ${includeTakenDown ? sql`` : sql`AND status = 'live'`}
+            ORDER BY created_at DESC, id DESC`
+    })
+    const listLiveByOwner = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ListingFromRow,
+      execute: (owner) =>
+        sql`SELECT * FROM listings WHERE lower(owner) = lower(${owner}) AND status = 'live'
+            ORDER BY created_at DESC, id DESC`
+    })
+    const insert = SqlSchema.void({
+      Request: ListingFromRow,
+      execute: (row) => sql`INSERT INTO listings ${sql.insert(row)}`
+    })
+    const update = SqlSchema.void({
+      Request: ListingFromRow,
+      execute: (row) => sql`UPDATE listings SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+    })
+    const insertCheckout = SqlSchema.void({
+      Request: CheckoutFromRow,
+      execute: (row) => sql`INSERT INTO checkouts ${sql.insert(row)}`
+    })
+    const findCheckout = SqlSchema.findOne({
+      Request: CheckoutId,
+      Result: CheckoutFromRow,
+      execute: (id) => sql`SELECT * FROM checkouts WHERE id = ${id}`
+    })
+    const voidCheckout = SqlSchema.void({
+      Request: Schema.Struct({ id: CheckoutId, at: TimestampColumn }),
+      // `voided_at IS NULL` keeps the first voiding time.
+      execute: ({ at, id }) => sql`UPDATE checkouts SET voided_at = ${at} WHERE id = ${id} AND voided_at IS NULL`
+    })
+
+    return {
+      findLive: (owner, name) => findLive({ owner, name }).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      listByAccount: (accountId, { includeTakenDown }) =>
+        listByAccount({ accountId, includeTakenDown }).pipe(Effect.orDie),
+      listLiveByOwner: (owner) => listLiveByOwner(owner).pipe(Effect.orDie),
+      // Its own savepoint inside a transaction: a caller may catch LiveListingExists and go on, which an
+      // aborted PostgreSQL transaction would not allow.
+      insert: (listing: Listing) =>
+        sql.withTransaction(insert(listing)).pipe(
+          Effect.catchTag("SqlError", (error) =>
+            isUniqueViolation(error, ONE_LIVE_PER_REPO)
+              ? Effect.fail(new LiveListingExists({ repo: listing.repo.slug }))
+              : Effect.die(error)),
+          Effect.catchTag("ParseError", Effect.die)
+        ),
+      update: (listing) => update(listing).pipe(Effect.orDie),
+      insertCheckout: (checkout: Checkout) => insertCheckout(checkout).pipe(Effect.orDie),
+      findCheckout: (id) => findCheckout(id).pipe(Effect.orDie),
+      voidCheckout: (id, at) => voidCheckout({ id, at }).pipe(Effect.orDie)
+    }
+  })
+)

@@ -1,0 +1,20 @@
+import * as Migrator from "@effect/sql/Migrator"
+import { Effect, Layer, Schedule } from "effect"
+import initial from "./migrations/0001_initial.js"
+
+/** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
+export const migrations = {
+  "0001_initial": initial
+}
+
+/**
+ * Runs pending migrations. `Migrator.make({})` is the dialect-generic runner that `PgMigrator.run` wraps;
+ * PgMigrator only adds a `pg_dump` schema dump, which needs FileSystem, Path and a CommandExecutor (a
+ * `pg_dump` binary) at start-up. The runner already locks its table in PostgreSQL so hosts starting together
+ * take turns; the retry covers two hosts racing to create that table on a fresh database.
+ */
+export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
+  Effect.retry({ times: 2, schedule: Schedule.spaced("200 millis") })
+)
+
+export const MigrationsLive = Layer.effectDiscard(runMigrations)

@@ -1,0 +1,112 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { AccountId, EventId, SaleId } from "../../domain/Ids.js"
+import { DeliveryStatus, WebhookEvent } from "../../domain/WebhookEvent.js"
+import { Outbox } from "../../ports/Outbox.js"
+import { TimestampColumn } from "./Columns.js"
+
+/** A `webhook_events` row: one `sale.settled` delivery in the durable outbox. */
+export const WebhookEventRow = Schema.Struct({
+  id: Schema.String,
+  account_id: Schema.String,
+  sale_id: Schema.String,
+  body: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  last_error: Schema.NullOr(Schema.String),
+  created_at: TimestampColumn,
+  first_attempt_at: Schema.NullOr(TimestampColumn),
+  next_attempt_at: TimestampColumn
+})
+
+export const WebhookEventFromRow = Schema.transform(WebhookEventRow, WebhookEvent, {
+  strict: true,
+  decode: (row) => ({
+    id: row.id,
+    accountId: row.account_id,
+    saleId: row.sale_id,
+    body: row.body,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    firstAttemptAt: row.first_attempt_at,
+    nextAttemptAt: row.next_attempt_at
+  }),
+  encode: (event) => ({
+    id: event.id,
+    account_id: event.accountId,
+    sale_id: event.saleId,
+    body: event.body,
+    status: event.status,
+    attempts: event.attempts,
+    last_error: event.lastError,
+    created_at: event.createdAt,
+    first_attempt_at: event.firstAttemptAt,
+    next_attempt_at: event.nextAttemptAt
+  })
+})
+
+export const OutboxSql = Layer.effect(
+  Outbox,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const enqueue = SqlSchema.void({
+      Request: WebhookEventFromRow,
+      execute: (row) => sql`INSERT INTO webhook_events ${sql.insert(row)}`
+    })
+    // Select-and-lease in one statement. SKIP LOCKED lets concurrent workers pass over rows another worker is
+    // leasing instead of waiting for them, and a row leased meanwhile fails the re-checked `<= now`. As in the
+    // memory adapter, callers get each event as it was when claimed; the stored row carries the lease.
+    const claimDue = SqlSchema.findAll({
+      Request: Schema.Struct({ now: TimestampColumn, limit: Schema.Int, leaseUntil: TimestampColumn }),
+      Result: WebhookEventFromRow,
+      execute: ({ leaseUntil, limit, now }) =>
+        sql`WITH due AS (
+              SELECT id, next_attempt_at FROM webhook_events
+              WHERE status = 'pending' AND next_attempt_at <= ${now}
+              ORDER BY next_attempt_at, id
+              LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED
+            ), leased AS (
+              UPDATE webhook_events e SET next_attempt_at = ${leaseUntil}
+              FROM due WHERE e.id = due.id
+              RETURNING e.id, e.account_id, e.sale_id, e.body, e.status, e.attempts, e.last_error, e.created_at,
+                        e.first_attempt_at, due.next_attempt_at
+            )
+            SELECT * FROM leased ORDER BY next_attempt_at, id`
+    })
+    const update = SqlSchema.void({
+      Request: WebhookEventFromRow,
+      execute: (row) => sql`UPDATE webhook_events SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+    })
+    const findById = SqlSchema.findOne({
+      Request: EventId,
+      Result: WebhookEventFromRow,
+      execute: (id) => sql`SELECT * FROM webhook_events WHERE id = ${id}`
+    })
+    const findBySale = SqlSchema.findAll({
+      Request: SaleId,
+      Result: WebhookEventFromRow,
+      execute: (saleId) => sql`SELECT * FROM webhook_events WHERE sale_id = ${saleId} ORDER BY created_at, id`
+    })
+    const cancelPending = SqlSchema.findAll({
+      Request: AccountId,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (accountId) =>
+        sql`UPDATE webhook_events SET status = 'cancelled'
+            WHERE account_id = ${accountId} AND status = 'pending' RETURNING id`
+    })
+
+    return {
+      enqueue: (event) => enqueue(event).pipe(Effect.orDie),
+      claimDue: (now, limit, leaseUntil) =>
+        claimDue({ now, limit: Math.max(0, Math.floor(limit)), leaseUntil }).pipe(Effect.orDie),
+      update: (event) => update(event).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      findBySale: (saleId) => findBySale(saleId).pipe(Effect.orDie),
+      cancelPending: (accountId) => cancelPending(accountId).pipe(Effect.map((rows) => rows.length), Effect.orDie)
+    }
+  })
+)

@@ -1,0 +1,83 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { AccountId, SaleId } from "../../domain/Ids.js"
+import type { Sale } from "../../domain/Sale.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow } from "./SaleRow.js"
+
+export const SaleLedgerSql = Layer.effect(
+  SaleLedger,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Empty when a sale with the same payment key exists (the unique constraint decides, not a pre-check). */
+    const insertIfNew = SqlSchema.findOne({
+      Request: SaleFromRow,
+      Result: SaleFromRow,
+      execute: (row) =>
+        sql`INSERT INTO sales ${sql.insert(row)} ON CONFLICT (payment_key) DO NOTHING RETURNING *`
+    })
+    const findByPaymentKey = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SaleFromRow,
+      execute: (key) => sql`SELECT * FROM sales WHERE payment_key = ${key}`
+    })
+    const findById = SqlSchema.findOne({
+      Request: SaleId,
+      Result: SaleFromRow,
+      execute: (id) => sql`SELECT * FROM sales WHERE id = ${id}`
+    })
+    const update = SqlSchema.void({
+      Request: SaleFromRow,
+      execute: (row) => sql`UPDATE sales SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+    })
+    const page = (accountId: AccountId, livemode: boolean | undefined, after: SaleCursor | undefined, take: number) =>
+      sql`SELECT * FROM sales
+          WHERE account_id = ${accountId}
+          ${livemode === undefined ? sql`` : sql`AND livemode = ${livemode}`}
+          ${after === undefined ? sql`` : sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})`}
+          ORDER BY created_at DESC, id DESC
+          LIMIT ${take}`
+    const decodeSales = Schema.decodeUnknown(Schema.Array(SaleFromRow))
+
+    // ON CONFLICT waits for a concurrent insert of the same key to commit; the SELECT that follows is a new
+    // statement and sees it. So of any number of concurrent callers exactly one gets `created: true`.
+    const recordPending = (sale: Sale) =>
+      insertIfNew(sale).pipe(
+        Effect.flatMap(Option.match({
+          onSome: (stored) => Effect.succeed({ sale: stored, created: true }),
+          onNone: () =>
+            Effect.map(Effect.flatten(findByPaymentKey(sale.paymentKey)), (stored) => ({ sale: stored, created: false }))
+        })),
+        // The conflicting insert rolled back after all: try again.
+        Effect.retry({ times: 3, while: (e) => e._tag === "NoSuchElementException" }),
+        Effect.orDie
+      )
+
+    const listByAccount = (
+      accountId: AccountId,
+      options: { readonly livemode?: boolean; readonly cursor?: string; readonly limit: number }
+    ) => {
+      const limit = Math.max(0, Math.floor(options.limit))
+      const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
+      // One row more than asked tells whether an older page exists.
+      return page(accountId, options.livemode, after, limit + 1).pipe(
+        Effect.flatMap(decodeSales),
+        Effect.map((rows) => {
+          const sales = rows.slice(0, limit)
+          const last = sales[sales.length - 1]
+          return { sales, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null }
+        }),
+        Effect.orDie
+      )
+    }
+
+    return {
+      recordPending,
+      update: (sale) => update(sale).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
+      listByAccount
+    }
+  })
+)

@@ -1,0 +1,21 @@
+import { Layer } from "effect"
+import { AccountStoreSql } from "./AccountStoreSql.js"
+import { CredentialStoreSql } from "./CredentialStoreSql.js"
+import { ListingStoreSql } from "./ListingStoreSql.js"
+import { MigrationsLive } from "./Migrations.js"
+import { OutboxSql } from "./OutboxSql.js"
+import { SaleLedgerSql } from "./SaleLedgerSql.js"
+import { TransactorSql } from "./TransactorSql.js"
+
+/**
+ * Every storage port on one SqlClient. `Layer.provide` builds MigrationsLive first, so the schema is current
+ * before any port can be used.
+ */
+export const StorageSql = Layer.mergeAll(
+  ListingStoreSql,
+  AccountStoreSql,
+  CredentialStoreSql,
+  SaleLedgerSql,
+  OutboxSql,
+  TransactorSql
+).pipe(Layer.provide(MigrationsLive))

@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect, Layer } from "effect"
+import { Transactor } from "../../ports/Transactor.js"
+
+/** Carries the rule's own failure through `withTransaction`, so it is told apart from a database failure. */
+class RuleFailed<E> extends Data.TaggedError("RuleFailed")<{ readonly error: E }> {}
+
+/**
+ * One database transaction per rule (nested rules become savepoints). Every store call made inside uses the
+ * transaction's connection, because @effect/sql carries it in the fiber's context. A failure or defect of the
+ * rule rolls everything back and is passed on unchanged; a database failure is a defect.
+ * Isolation is PostgreSQL's default, READ COMMITTED: writes are all-or-nothing and never seen half-done, but
+ * rules that read, then write whole rows should not assume the rows did not change meanwhile.
+ * On embedded PGlite all connections share one session, so transactions simply run one at a time.
+ */
+export const TransactorSql = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        effect.pipe(
+          Effect.mapError((error) => new RuleFailed({ error })),
+          sql.withTransaction,
+          Effect.catchAll((failure): Effect.Effect<never, E> =>
+            failure instanceof RuleFailed ? Effect.fail(failure.error as E) : Effect.die(failure))
+        )
+    }
+  })
+)

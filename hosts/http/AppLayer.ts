@@ -1,0 +1,76 @@
+import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { Accounts } from "../../domain/usecases/Accounts.js"
+import { Auth } from "../../domain/usecases/Auth.js"
+import { Listings } from "../../domain/usecases/Listings.js"
+import { Purchases } from "../../domain/usecases/Purchases.js"
+import { Storefront } from "../../domain/usecases/Storefront.js"
+import { AccountStoreMemory } from "../../adapters/memory/AccountStoreMemory.js"
+import { CredentialStoreMemory } from "../../adapters/memory/CredentialStoreMemory.js"
+import { ListingStoreMemory } from "../../adapters/memory/ListingStoreMemory.js"
+import { OutboxMemory } from "../../adapters/memory/OutboxMemory.js"
+import { SaleLedgerMemory } from "../../adapters/memory/SaleLedgerMemory.js"
+import { TransactorMemory } from "../../adapters/memory/TransactorMemory.js"
+import type { AccountStore } from "../../ports/AccountStore.js"
+import type { CredentialStore } from "../../ports/CredentialStore.js"
+import type { ListingStore } from "../../ports/ListingStore.js"
+import type { Outbox } from "../../ports/Outbox.js"
+import type { SaleLedger } from "../../ports/SaleLedger.js"
+import type { Transactor } from "../../ports/Transactor.js"
+import { Api } from "./Api.js"
+import { guard } from "./Guard.js"
+import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
+import { AuthHandlers } from "./handlers/AuthHandlers.js"
+import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
+import { CheckoutHandlers, PagesHandlers } from "./handlers/PageHandlers.js"
+import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
+import { openApiDocument } from "./OpenApiDoc.js"
+import { verifyPage } from "./pages/VerifyPage.js"
+
+/** The storage ports, whatever their technology. */
+export type StoragePorts = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor
+
+/** Every storage port in memory: tests and embedding. */
+export const StorageMemory = Layer.mergeAll(
+  ListingStoreMemory,
+  AccountStoreMemory,
+  CredentialStoreMemory,
+  SaleLedgerMemory,
+  OutboxMemory,
+  TransactorMemory
+)
+
+/** The use cases over whatever ports the host provides. */
+export const UseCasesLive = Layer.mergeAll(Auth.Default, Accounts.Default, Storefront.Default, Purchases.Default).pipe(
+  Layer.provideMerge(Listings.Default)
+)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([AuthHandlers, KeysHandlers, AccountHandlers, ListingCreateHandlers, ListingsHandlers, PagesHandlers, CheckoutHandlers]),
+  Layer.provide([AuthenticationLive, OptionalAuthenticationLive])
+)
+
+/** Plain routes beside the API: the sign-in page, the OpenAPI document, a health check. */
+const RoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const spec = openApiDocument()
+    yield* router.get("/auth/verify", verifyPage)
+    yield* router.get("/openapi.json", HttpServerResponse.json(spec))
+    yield* router.get("/healthz", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))
+  })
+)
+
+/** The HTTP application: API, routes and docs, over use cases that still need their ports. */
+export const AppLive = Layer.mergeAll(RoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
+  Layer.provideMerge(ApiLive),
+  Layer.provide(UseCasesLive)
+)
+
+/** The application as one HttpApp wrapped by the guard (body checks, problem+json, access log). */
+export const guardedApp = Effect.map(HttpApiBuilder.httpApp, guard)
+
+/** Serves the application. The guard wraps the app itself: `serve`'s own middleware runs too late to shape responses. */
+export const HttpLive = Layer.unwrapEffect(Effect.map(guardedApp, (app) => HttpServer.serve(app))).pipe(
+  Layer.provide(AppLive),
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
+)

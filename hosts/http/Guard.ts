@@ -1,0 +1,115 @@
+import { HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
+
+/** Request bodies are JSON and at most 64 KiB (DECISIONS.md). */
+export const MAX_BODY_BYTES = 64 * 1024
+
+/** Paths whose HTML forms post `application/x-www-form-urlencoded` (the sign-in page's button). */
+const FORM_PATHS = new Set(["/auth/verify"])
+
+export const problemResponse = (problem: ProblemJson, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(problem, {
+    status: problem.status,
+    contentType: PROBLEM_CONTENT_TYPE,
+    headers: { ...headers, ...(problem.status === 401 ? { "www-authenticate": "Bearer" } : {}) }
+  })
+
+const tooLarge = () =>
+  problemResponse(problemBody(413, "payload_too_large", "Request body too large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`))
+
+/**
+ * Checks a request body before any endpoint decodes it: size, media type and JSON syntax. Without this,
+ * malformed JSON would reach the framework's decoder as a defect (500) instead of a 400.
+ */
+const checkBody = Effect.gen(function*() {
+  const req = yield* HttpServerRequest.HttpServerRequest
+  if (!HttpMethod.hasBody(req.method)) return Option.none()
+  const declared = Number(req.headers["content-length"] ?? "0")
+  if (declared > MAX_BODY_BYTES) return Option.some(tooLarge())
+  // Read under the server's own cap (10 MiB) and judge our limit here: the platform destroys the socket
+  // when its limit trips, which would leave a chunked oversized request with no 413 at all.
+  const text = yield* Effect.either(req.text)
+  if (text._tag === "Left" || Buffer.byteLength(text.right) > MAX_BODY_BYTES) return Option.some(tooLarge())
+  if (text.right.length === 0) return Option.none()
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+  const path = new URL(req.url, "http://x").pathname
+  if (type === "application/x-www-form-urlencoded" && FORM_PATHS.has(path)) return Option.none()
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    return Option.some(problemResponse(problemBody(415, "unsupported_media_type", "Unsupported media type", "Send the body as application/json.")))
+  }
+  try {
+    JSON.parse(text.right)
+    return Option.none()
+  } catch {
+    return Option.some(problemResponse(problemBody(400, "malformed_json", "Malformed JSON", "The request body is not valid JSON.")))
+  }
+})
+
+interface DecodeIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/** The framework's schema-decode failure, re-shaped into the same problem+json as every other 400. */
+const asProblem = (body: unknown): ProblemJson | null => {
+  const b = body as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | null
+  if (b?._tag !== "HttpApiDecodeError" || !Array.isArray(b.issues)) return null
+  const errors = b.issues.map((i) =>
+    i.path.length === 0
+      ? { field: "body", message: "must be a JSON object with the documented fields" }
+      : { field: i.path.map(String).join("."), message: i.message }
+  )
+  const detail = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : "Several fields are invalid."
+  return { ...problemBody(400, "invalid_request", "The request is invalid", detail), errors }
+}
+
+const finish = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status < 400 || response.body._tag !== "Uint8Array") return response
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(response.body.body))
+  } catch {
+    return response
+  }
+  const decodeProblem = asProblem(parsed)
+  if (decodeProblem) return problemResponse(decodeProblem)
+  const problem = parsed as Partial<ProblemJson>
+  let out = response
+  if (typeof problem.retry_after_seconds === "number") {
+    out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retry_after_seconds))
+  }
+  if (response.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
+  return out
+}
+
+const notFound = () => problemResponse(problemBody(404, "not_found", "Not found", "No such page or endpoint."))
+const internal = () =>
+  problemResponse(problemBody(500, "internal_error", "Internal error", "Something went wrong on our side; nothing was changed by this request."))
+
+/**
+ * Wraps the whole HTTP app: body checks before, problem+json shaping after, and an access log line that
+ * never holds a query string (the sign-in page carries its token there).
+ */
+export const guard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+  Effect.gen(function*() {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const started = Date.now()
+    const early = yield* checkBody
+    const response = Option.isSome(early)
+      ? early.value
+      : yield* app.pipe(
+        Effect.map(finish),
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure) && (failure.value as { _tag?: string })?._tag === "RouteNotFound") {
+            return Effect.succeed(notFound())
+          }
+          if (Cause.isInterruptedOnly(cause)) return Effect.succeed(internal())
+          return Effect.as(Effect.logError("Unhandled failure", Cause.pretty(cause)), internal())
+        })
+      )
+    yield* Effect.logInfo(`${req.method} ${req.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+    return response
+  }) as HttpApp.Default<never, R>

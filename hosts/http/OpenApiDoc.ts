@@ -1,0 +1,26 @@
+import { OpenApi } from "@effect/platform"
+import { Api } from "./Api.js"
+
+/**
+ * The OpenAPI document, generated from the same schemas as the API. Request-decoding failures are
+ * rendered as problem+json by the guard, so the document says so instead of showing the framework's
+ * internal decode-error shape.
+ */
+export const openApiDocument = (): OpenApi.OpenAPISpec => {
+  const spec = OpenApi.fromApi(Api) as OpenApi.OpenAPISpec
+  const json = JSON.stringify(spec).replaceAll("#/components/schemas/HttpApiDecodeError", "#/components/schemas/Problem")
+  const out = JSON.parse(json) as OpenApi.OpenAPISpec
+  const schemas = out.components.schemas as Record<string, unknown>
+  delete schemas["HttpApiDecodeError"]
+  for (const path of Object.values(out.paths)) {
+    for (const op of Object.values(path as Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>)) {
+      const bad = op.responses?.["400"]?.content
+      if (bad?.["application/json"] && !bad[PROBLEM]) {
+        bad[PROBLEM] = bad["application/json"]
+        delete bad["application/json"]
+      }
+    }
+  }
+  return out
+}
+const PROBLEM = "application/problem+json"
