@@ -51,6 +51,32 @@ export class CheckoutGone extends Schema.TaggedError<CheckoutGone>()("CheckoutGo
   detail: Schema.String
 }) {}
 
+/** The listing behind a checkout has no price or no payout address right now (409). */
+export class NotSelling extends Schema.TaggedError<NotSelling>()("NotSelling", {
+  page: Schema.String,
+  detail: Schema.String
+}) {}
+
+/** A payment that does not match the current requirements or failed verification (402); nothing was recorded. */
+export class PaymentRejected extends Schema.TaggedError<PaymentRejected>()("PaymentRejected", {
+  reason: Schema.String,
+  detail: Schema.String
+}) {}
+
+/** Settlement failed: the sale is recorded as failed and no byte was sent (402). */
+export class SettlementFailed extends Schema.TaggedError<SettlementFailed>()("SettlementFailed", {
+  reason: Schema.String,
+  network: Schema.String,
+  payer: Schema.NullOr(Schema.String),
+  detail: Schema.String
+}) {}
+
+/** A download receipt that is unknown, forged or past its 7 days (410 when expired, 404 when unknown). */
+export class ReceiptExpired extends Schema.TaggedError<ReceiptExpired>()("ReceiptExpired", {
+  page: Schema.String,
+  detail: Schema.String
+}) {}
+
 /** Why the code host refused a listing. */
 export const HostRefusal = Schema.Literal("repo_not_found", "private_repo_needs_token", "token_rejected", "token_lacks_access")
 export type HostRefusal = typeof HostRefusal.Type

@@ -12,4 +12,15 @@ export class Chains extends Context.Tag("ports/Chains")<Chains, {
   readonly normalize: (chain: Chain, raw: string) => Effect.Effect<Address, InvalidAddress>
   /** Network, asset and scheme facts for live or test money. */
   readonly facts: (chain: Chain, livemode: boolean) => ChainFacts
+  /**
+   * What identifies a payment on its chain, read from an `exact` scheme payload before anything is trusted:
+   * EVM: the authorization's `from` and `nonce`; Solana: the payer's transaction signature. The same payment
+   * presented twice yields the same key, so it can never make two sales.
+   */
+  readonly paymentIdentity: (
+    chain: Chain,
+    payload: unknown
+  ) => Effect.Effect<{ readonly key: string; readonly payer: string }, InvalidPayment>
 }>() {}
+
+export class InvalidPayment extends Data.TaggedError("InvalidPayment")<{ readonly message: string }> {}

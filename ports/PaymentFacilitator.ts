@@ -1,15 +1,47 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
 import type { AtomicAmount } from "../domain/Money.js"
+import type { Chain } from "../domain/Wallet.js"
 
-/** One payment option a checkout offers (x402 `exact` scheme). */
+/** One payment option a checkout offers: x402 `exact` scheme, USDC, one chain. */
 export interface PaymentRequirement {
+  readonly chain: Chain
+  readonly livemode: boolean
+  readonly scheme: "exact"
+  /** CAIP-2 network id (x402 v2). */
   readonly network: string
+  /** Network name for x402 v1 (`base`, `base-sepolia`, `solana`, `solana-devnet`). */
+  readonly v1Network: string
   readonly asset: string
   readonly amount: AtomicAmount
   readonly payTo: string
   readonly maxTimeoutSeconds: number
+  /** Absolute URL of the checkout being paid. */
   readonly resource: string
+  readonly description: string
+  /** Scheme extras: the EIP-712 domain on Base; the fee payer (and a blockhash in test mode) on Solana. */
   readonly extra: Readonly<Record<string, string>>
+}
+
+/**
+ * A payment as the buyer sent it: decoded from the `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) header but
+ * not yet trusted. `accepted` is what a v2 client says it paid for; v1 clients only name scheme and network.
+ */
+export interface SubmittedPayment {
+  readonly x402Version: 1 | 2
+  readonly scheme: string
+  /** CAIP-2, v1 names already mapped. */
+  readonly network: string
+  readonly accepted: Option.Option<{
+    readonly scheme: string
+    readonly network: string
+    readonly asset: string
+    readonly amount: string
+    readonly payTo: string
+  }>
+  /** The scheme payload: `{ signature, authorization }` on EVM, `{ transaction }` on Solana. */
+  readonly payload: unknown
+  /** The whole decoded header object, forwarded as-is to an HTTP facilitator. */
+  readonly raw: unknown
 }
 
 export interface Verification {
@@ -20,6 +52,7 @@ export interface Verification {
 
 export interface Settlement {
   readonly success: boolean
+  /** On-chain transaction id; simulated ones start with `sim_`. */
   readonly transaction: string | null
   readonly network: string
   readonly payer: string | null
@@ -27,12 +60,25 @@ export interface Settlement {
 }
 
 export class FacilitatorError extends Data.TaggedError("FacilitatorError")<{
-  readonly reason: "not_configured" | "unreachable" | "timeout" | "bad_response"
+  readonly reason: "unreachable" | "timeout" | "bad_response"
   readonly message: string
 }> {}
 
-/** Verifies and settles x402 payments. `payment` is the decoded payment payload as the buyer sent it. */
+export interface Facilitator {
+  readonly verify: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Verification, FacilitatorError>
+  readonly settle: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Settlement, FacilitatorError>
+}
+
+/**
+ * Verifies and settles x402 payments: `live` through a real facilitator (none when the operator configured
+ * none: live checkouts then answer 503), `test` through the simulated one behind the test twin.
+ */
 export class PaymentFacilitator extends Context.Tag("ports/PaymentFacilitator")<PaymentFacilitator, {
-  readonly verify: (payment: unknown, requirement: PaymentRequirement) => Effect.Effect<Verification, FacilitatorError>
-  readonly settle: (payment: unknown, requirement: PaymentRequirement) => Effect.Effect<Settlement, FacilitatorError>
+  readonly live: Option.Option<Facilitator>
+  readonly test: Facilitator
+  /**
+   * Scheme extras this facilitator needs in the requirements beyond the chain's own facts: its Solana fee
+   * payer (live: as the facilitator's `/supported` names it), and in test mode a simulated recent blockhash.
+   */
+  readonly extra: (chain: Chain, livemode: boolean) => Effect.Effect<Readonly<Record<string, string>>, FacilitatorError>
 }>() {}

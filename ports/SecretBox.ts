@@ -12,4 +12,8 @@ export class SecretBox extends Context.Tag("ports/SecretBox")<SecretBox, {
   readonly open: (sealed: SealedSecret, aad: string) => Effect.Effect<Redacted.Redacted<string>, SecretBoxError>
   readonly digest: (token: Redacted.Redacted<string>) => TokenDigest
   readonly randomBytes: (length: number) => Uint8Array
+  /** HMAC-SHA256 (hex) under the current key, for stateless tokens such as download receipts. */
+  readonly mac: (message: string) => string
+  /** True when `tag` is the MAC of `message` under any configured key (so keys can rotate). */
+  readonly verifyMac: (message: string, tag: string) => boolean
 }>() {}

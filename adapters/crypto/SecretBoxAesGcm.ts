@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted, type Context } from "effect"
 import { SealedSecret, TokenDigest } from "../../domain/Ids.js"
 import { SecretBox, SecretBoxError } from "../../ports/SecretBox.js"
@@ -68,8 +68,21 @@ export const makeSecretBox = (ring: KeyRing): Context.Tag.Service<SecretBox> => 
       }
     }),
   digest: (token) => TokenDigest.make(createHash("sha256").update(Redacted.value(token), "utf8").digest("hex")),
-  randomBytes: (length) => randomBytes(length)
+  randomBytes: (length) => randomBytes(length),
+  mac: (message) => hmac(Redacted.value(ring.primary.key), message),
+  verifyMac: (message, tag) => {
+    const given = Buffer.from(tag, "utf8")
+    for (const key of ring.byKid.values()) {
+      const expected = Buffer.from(hmac(Redacted.value(key), message), "utf8")
+      if (expected.length === given.length && timingSafeEqual(expected, given)) return true
+    }
+    return false
+  }
 })
+
+/** MAC keys are derived from the encryption keys, so one key never serves two purposes directly. */
+const hmac = (key: Buffer, message: string) =>
+  createHmac("sha256", createHmac("sha256", key).update("repomarket/mac/v1").digest()).update(message, "utf8").digest("hex")
 
 /** Keys from `SECRET_KEYS` (or a generated development key under `DATA_DIR`, with a warning). */
 export const SecretBoxAesGcm = Layer.effect(SecretBox, Effect.map(loadKeyRing, makeSecretBox))

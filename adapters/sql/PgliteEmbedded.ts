@@ -16,6 +16,8 @@ import { EmbeddedDatabaseError, lockDataDir } from "./DataDirLock.js"
  * and, while one connection is inside a transaction, runs only that connection's statements, so
  * transactions run one at a time and `FOR UPDATE SKIP LOCKED` never has anything to skip. Correct, but
  * serial: fine for a single host, not a substitute for PostgreSQL when several hosts share a database.
+ * It follows that code inside a transaction must never wait for a statement issued outside it (from a fiber
+ * that does not share the transaction): that statement only runs once the transaction ends.
  */
 
 /** Pool size; the socket server accepts twice as many so a pool reconnecting never finds it full. */

@@ -135,7 +135,12 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         )
       }
       const account = yield* accountOf(principal)
-      const token = terms.hostPat._tag === "Set" ? Option.some(terms.hostPat.value) : Option.none()
+      // Re-listing one's own repo without host_pat keeps the stored token (absent keeps), so the code host is
+      // asked with it; nobody else's stored token is ever used on their behalf.
+      const own = Option.filter(yield* store.findLive(parsed!.owner, parsed!.name), (l) => accessTo(l, account) === "owner")
+      const token = terms.hostPat._tag === "Set"
+        ? Option.some(terms.hostPat.value)
+        : terms.hostPat._tag === "Keep" && Option.isSome(own) ? yield* tokenOf(own.value) : Option.none()
       const info = yield* lookUp(parsed!, token)
       const at = yield* now
       const existing = yield* store.findLive(info.ref.owner, info.ref.name)

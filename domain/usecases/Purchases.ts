@@ -1,37 +1,283 @@
-import { Effect, Option } from "effect"
-import { repoPagePath } from "../Checkout.js"
-import { CheckoutGone, NotFound, NotImplemented } from "../Errors.js"
-import type { CheckoutId } from "../Ids.js"
+import { Effect, Option, Schedule, type Stream } from "effect"
+import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
+import {
+  CheckoutGone,
+  HostUnavailable,
+  NotFound,
+  NotSelling,
+  PaymentRejected,
+  PaymentsUnavailable,
+  ReceiptExpired,
+  SettlementFailed
+} from "../Errors.js"
+import { type CheckoutId, type EventId, IdPrefix, RepoRef, type SaleId } from "../Ids.js"
+import type { Listing } from "../Listing.js"
+import { Sale } from "../Sale.js"
+import { WebhookEvent } from "../WebhookEvent.js"
+import { parseReceipt, receiptExpired, receiptToken } from "../rules/Receipt.js"
+import { matchRequirement, requirementsOf } from "../rules/Requirements.js"
+import { saleSettledBody } from "../rules/SaleEvent.js"
+import { isSelling } from "../rules/Selling.js"
+import { newId, now } from "../rules/Tokens.js"
+import { AccountStore } from "../../ports/AccountStore.js"
+import { Chains } from "../../ports/Chains.js"
+import { CodeHost, type CodeHostError } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
+import { Outbox } from "../../ports/Outbox.js"
+import { Packager } from "../../ports/Packager.js"
+import {
+  type Facilitator,
+  PaymentFacilitator,
+  type PaymentRequirement,
+  type Settlement,
+  type SubmittedPayment
+} from "../../ports/PaymentFacilitator.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import { SecretBox } from "../../ports/SecretBox.js"
+import { Transactor } from "../../ports/Transactor.js"
+import { fromCodeHost, outage } from "./HostErrors.js"
+import { testGoodsFiles } from "../rules/TestGoods.js"
+import { Listings } from "./Listings.js"
 
-/**
- * The checkout. A voided checkout (repriced, re-walleted, taken down) answers "gone" and points to the
- * repo page; payment itself arrives with the payments work.
- */
+/** What a checkout offers right now. */
+export interface Quote {
+  readonly checkout: Checkout
+  readonly listing: Listing
+  readonly livemode: boolean
+  readonly requirements: ReadonlyArray<PaymentRequirement>
+  /** Absolute URL of the checkout (the x402 resource). */
+  readonly resource: string
+  /** Absolute URL of the repo page. */
+  readonly page: string
+}
+
+/** Paid goods: the archive of the pinned commit, or the test twin's small tar.gz. */
+export interface Goods {
+  readonly sale: Sale
+  readonly settlement: Settlement
+  readonly filename: string
+  readonly body: Stream.Stream<Uint8Array, CodeHostError>
+  /** Absolute URL that re-downloads the same commit for 7 days. */
+  readonly receipt: string
+}
+
+/** How long a second copy of a payment waits for the first to finish settling. */
+const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("35 seconds"))
+
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
-    const origin = yield* PublicOrigin
+    const accounts = yield* AccountStore
+    const ledger = yield* SaleLedger
+    const outbox = yield* Outbox
+    const facilitators = yield* PaymentFacilitator
+    const chains = yield* Chains
+    const host = yield* CodeHost
+    const packager = yield* Packager
+    const box = yield* SecretBox
+    const tx = yield* Transactor
+    const listings = yield* Listings
+    const { baseUrl } = yield* PublicOrigin
 
+    const pageOf = (repo: { owner: string; name: string }) => `${baseUrl}${repoPagePath(repo)}`
+
+    /** The checkout, if it is current: unknown is 404, voided (repriced, re-walleted, taken down) is 410. */
     const current = Effect.fn("Purchases.current")(function*(id: string) {
       const checkout = yield* store.findCheckout(id as CheckoutId)
       if (Option.isNone(checkout)) return yield* new NotFound({ detail: "No such checkout." })
-      if (checkout.value.isVoid) {
-        const page = `${origin.baseUrl}${repoPagePath(checkout.value.repo)}`
-        return yield* new CheckoutGone({
-          page,
-          detail: `This checkout was replaced or withdrawn; see ${page} for the current one.`
-        })
+      const page = pageOf(checkout.value.repo)
+      const listing = yield* store.findById(checkout.value.listingId)
+      if (checkout.value.isVoid || Option.isNone(listing) || !listing.value.isLive) {
+        return yield* new CheckoutGone({ page, detail: `This checkout was replaced or withdrawn; see ${page} for the current one.` })
       }
-      return checkout.value
+      return { checkout: checkout.value, listing: listing.value, page }
     })
 
-    const challenge = Effect.fn("Purchases.challenge")(function*(id: string, _livemode: boolean) {
-      yield* current(id)
-      return yield* new NotImplemented({ detail: "x402 payments are not available on this server yet." })
+    const facilitatorFor = (livemode: boolean): Effect.Effect<Facilitator, PaymentsUnavailable> =>
+      livemode
+        ? Option.match(facilitators.live, {
+          onNone: () => Effect.fail(new PaymentsUnavailable({ detail: "Live payments are off: the operator has not configured an x402 facilitator. The test checkout still works." })),
+          onSome: Effect.succeed
+        })
+        : Effect.succeed(facilitators.test)
+
+    const unavailable = (what: string) => () => new PaymentsUnavailable({ detail: `The payment facilitator could not ${what}; nothing was charged by this request. Try again shortly.` })
+
+    /** The 402 offer: one requirement per chain the listing has a payout address for. */
+    const quote = Effect.fn("Purchases.quote")(function*(id: string, livemode: boolean) {
+      const { checkout, listing, page } = yield* current(id)
+      if (!isSelling(listing) || checkout.price === null || checkout.chains.length === 0) {
+        return yield* new NotSelling({ page, detail: "This listing is not selling right now (no price or no payout wallet)." })
+      }
+      yield* facilitatorFor(livemode)
+      const extras = yield* Effect.forEach(checkout.chains, (chain) =>
+        Effect.map(facilitators.extra(chain, livemode), (extra) => [chain, extra] as const)).pipe(
+        Effect.mapError(unavailable("describe its payment options"))
+      )
+      const extraOf = new Map(extras)
+      const resource = baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id))
+      const requirements = requirementsOf(checkout, livemode, resource, (c) => chains.facts(c, livemode), (c) => extraOf.get(c) ?? {})
+      return { checkout, listing, livemode, requirements, resource, page } satisfies Quote
     })
 
-    return { current, challenge } as const
+    /** The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note. */
+    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Settlement) {
+      const listing = Option.getOrNull(yield* store.findById(sale.listingId))
+      const [owner, name] = sale.repo.split("/") as [string, string]
+      const sha = sale.commitSha ?? "unknown"
+      const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
+      const receipt = `${baseUrl}/downloads/${receiptToken(sale.id, box.mac)}`
+      const token = listing === null ? Option.none() : yield* listings.tokenOf(listing)
+      let body: Stream.Stream<Uint8Array, CodeHostError>
+      if (sale.livemode) {
+        body = host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
+      } else {
+        const info = yield* host.repo({ owner, name }, token).pipe(Effect.mapError(fromCodeHost))
+        const tree = yield* host.tree(info, token).pipe(Effect.mapError(fromCodeHost))
+        body = packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
+      }
+      return { sale, settlement, filename, body, receipt } satisfies Goods
+    })
+
+    const settlementOf = (sale: Sale): Settlement => ({
+      success: true,
+      transaction: sale.transaction,
+      network: sale.network,
+      payer: sale.payer,
+      errorReason: null
+    })
+
+    /** A payment already on the ledger: its goods again, its failure again, or (while it settles) a short wait. */
+    const replay = Effect.fnUntraced(function*(existing: Sale) {
+      let sale = existing
+      if (sale.status === "pending") {
+        sale = yield* Effect.flatten(ledger.findById(sale.id)).pipe(
+          Effect.orDie,
+          Effect.repeat({ schedule: SETTLING_WAIT, until: (s) => s.status !== "pending" }),
+          Effect.zipRight(Effect.flatten(ledger.findById(sale.id)).pipe(Effect.orDie))
+        )
+        if (sale.status === "pending") {
+          return yield* new PaymentsUnavailable({ detail: "This payment is still being settled; present it again shortly." })
+        }
+      }
+      if (sale.status === "failed") {
+        return yield* new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })
+      }
+      return yield* goodsOf(sale, settlementOf(sale))
+    })
+
+    /** Marks the sale settled and queues its `sale.settled` event in the same transaction. */
+    const markSettled = Effect.fnUntraced(function*(pending: Sale, settlement: Settlement) {
+      const at = yield* now
+      const settled = new Sale({ ...pending, status: "settled", transaction: settlement.transaction, payer: settlement.payer ?? pending.payer, settledAt: at })
+      const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
+      const eventId = yield* newId<EventId>(IdPrefix.event).pipe(Effect.provideService(SecretBox, box))
+      yield* tx.withTransaction(Effect.gen(function*() {
+        yield* ledger.update(settled)
+        if (account?.webhookUrl) {
+          yield* outbox.enqueue(new WebhookEvent({
+            id: eventId,
+            accountId: account.id,
+            saleId: settled.id,
+            body: saleSettledBody(eventId, settled, at),
+            status: "pending",
+            attempts: 0,
+            lastError: null,
+            createdAt: at,
+            firstAttemptAt: null,
+            nextAttemptAt: at
+          }))
+        }
+      }))
+      return settled
+    })
+
+    /**
+     * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver →
+     * record the sale as pending (durable before any byte leaves) → settle → mark settled → goods. A payment
+     * already on the ledger never settles twice: it gets its first outcome again.
+     */
+    const pay = Effect.fn("Purchases.pay")(function*(id: string, livemode: boolean, payment: SubmittedPayment) {
+      const q = yield* quote(id, livemode)
+      const facilitator = yield* facilitatorFor(livemode)
+      const onNetwork = q.requirements.find((r) => r.network === payment.network)
+      if (onNetwork === undefined) {
+        return yield* new PaymentRejected({ reason: "network_mismatch", detail: `This checkout does not take payments on ${payment.network}.` })
+      }
+      const identity = yield* chains.paymentIdentity(onNetwork.chain, payment.payload).pipe(
+        Effect.mapError((e) => new PaymentRejected({ reason: "invalid_payload", detail: e.message }))
+      )
+      const paymentKey = `${payment.network}:${identity.key}`
+      const known = yield* ledger.findByPaymentKey(paymentKey)
+      if (Option.isSome(known)) return yield* replay(known.value)
+
+      const requirement = yield* Option.match(matchRequirement(payment, q.requirements), {
+        onNone: () => Effect.fail(new PaymentRejected({ reason: "requirements_mismatch", detail: "The payment was made for other terms (price, address, asset or network); pay one of the current requirements." })),
+        onSome: Effect.succeed
+      })
+      const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))
+      if (!verification.valid) {
+        return yield* new PaymentRejected({ reason: verification.invalidReason ?? "invalid_payment", detail: "The payment did not verify." })
+      }
+
+      // Pin the commit and make sure the code host can still serve it, before anyone is charged.
+      const token = yield* listings.tokenOf(q.listing)
+      const info = yield* host.repo(q.listing.repo, token).pipe(
+        Effect.mapError((e) => e.reason === "rate_limited" || e.reason === "unavailable" ? outage(e) : new HostUnavailable({ retryAfterSeconds: null, detail: "The seller's repository cannot be delivered right now; nothing was charged." }))
+      )
+      const at = yield* now
+      const { sale: pending, created } = yield* ledger.recordPending(new Sale({
+        id: yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box)),
+        paymentKey,
+        listingId: q.listing.id,
+        checkoutId: q.checkout.id,
+        accountId: q.listing.accountId,
+        repo: q.listing.repo.slug,
+        livemode,
+        chain: requirement.chain,
+        network: requirement.network,
+        asset: requirement.asset,
+        amount: requirement.amount,
+        payTo: requirement.payTo,
+        payer: verification.payer ?? identity.payer,
+        commitSha: info.headSha,
+        transaction: null,
+        status: "pending",
+        failureReason: null,
+        createdAt: at,
+        settledAt: null
+      }))
+      // Another copy of this payment got there first: it alone settles.
+      if (!created) return yield* replay(pending)
+
+      const fail = (reason: string) => ledger.update(new Sale({ ...pending, status: "failed", failureReason: reason }))
+      const settlement = yield* facilitator.settle(payment, requirement).pipe(
+        Effect.tapError((e) => fail(`settle_${e.reason}`)),
+        Effect.mapError(unavailable("settle the payment"))
+      )
+      if (!settlement.success) {
+        yield* fail(settlement.errorReason ?? "settlement_failed")
+        return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
+      }
+      const settled = yield* markSettled(pending, settlement)
+      return yield* goodsOf(settled, settlement)
+    })
+
+    /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
+    const download = Effect.fn("Purchases.download")(function*(token: string) {
+      const unknown = new NotFound({ detail: "No such download." })
+      const saleId = parseReceipt(token, box.verifyMac)
+      if (saleId === null) return yield* unknown
+      const sale = yield* Effect.flatten(ledger.findById(saleId)).pipe(Effect.mapError(() => unknown))
+      if (sale.status !== "settled" || sale.settledAt === null) return yield* unknown
+      if (receiptExpired(sale.settledAt, yield* now)) {
+        const [owner, name] = sale.repo.split("/") as [string, string]
+        return yield* new ReceiptExpired({ page: pageOf({ owner, name }), detail: "This download link has expired (links last 7 days after payment)." })
+      }
+      return yield* goodsOf(sale, settlementOf(sale))
+    })
+
+    return { current, quote, pay, download } as const
   })
 }) {}

@@ -2,36 +2,31 @@ import { Layer } from "effect"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { SecretBoxAesGcm } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { MailerLive } from "../../adapters/mail/MailerLive.js"
-import { CodeHostMemory } from "../../adapters/memory/CodeHostMemory.js"
+import { CodeHostGithub } from "../../adapters/github/CodeHostGithub.js"
+import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
-import { StorageMemory } from "./AppLayer.js"
+import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { PaymentFacilitatorNone } from "../../adapters/x402/PaymentFacilitatorNone.js"
+import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
+import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { PublicOriginFromConfig } from "./Settings.js"
 
-/** Until the GitHub adapter lands, the server's code host is an in-memory one holding a demo repo. */
-const DemoCodeHost = CodeHostMemory([
-  {
-    owner: "repomarket-demo",
-    name: "hello-x402",
-    description: "A tiny demo repository to try listing and buying.",
-    language: "TypeScript",
-    topics: ["x402", "demo"],
-    license: "MIT",
-    files: {
-      "README.md": "# hello-x402\n\nA demo repository served by the in-memory code host.\n",
-      "src/index.ts": "export const hello = () => \"hello, buyer\"\n"
-    }
-  }
-])
-
-/** The adapters `npm start` runs on: nothing to install or configure. */
+/**
+ * The adapters `npm start` runs on: nothing to install or configure. Storage is PostgreSQL when
+ * `DATABASE_URL` is set, else an embedded PostgreSQL (PGlite) persisted under `DATA_DIR`.
+ */
 export const DefaultPorts = Layer.mergeAll(
-  StorageMemory,
-  DemoCodeHost,
+  StorageSql.pipe(Layer.provide(DatabaseLive)),
+  // GitHub's public API (GITHUB_API_URL, optional GITHUB_TOKEN); no fake host is needed to start.
+  CodeHostGithub,
+  CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
   ChainsLive,
   SecretBoxAesGcm,
   MailerLive,
   RateLimiterMemory,
   WebhookSenderHttp,
-  PublicOriginFromConfig
+  PublicOriginFromConfig,
+  PaymentFacilitatorNone,
+  PackagerTarGz
 )

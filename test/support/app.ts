@@ -3,12 +3,15 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
+import { CodeHostIdentityMemory } from "../../adapters/memory/CodeHostIdentityMemory.js"
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { MailerMemory, SentMail } from "../../adapters/memory/MailerMemory.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { HttpLive, StorageMemory, type StoragePorts } from "../../hosts/http/AppLayer.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { PaymentFacilitatorNone } from "../../adapters/x402/PaymentFacilitatorNone.js"
+import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
 
 export const BASE_URL = "http://repomarket.test"
 
@@ -42,20 +45,31 @@ export const SOLANA_WALLET = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 export const SOLANA_WALLET_2 = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 
 /** Ports for HTTP tests: memory storage (or the given storage), fake code host, captured mail. */
-export const testPorts = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts> } = {}) =>
+export const testPorts = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts, unknown> } = {}) =>
   Layer.mergeAll(
     options.storage ?? StorageMemory,
     CodeHostMemory(options.repos ?? DEFAULT_REPOS),
+    // No OAuth app: the code-host connection answers 503 not_configured, as a server without one does.
+    CodeHostIdentityMemory(),
     ChainsLive,
     SecretBoxTest,
     MailerMemory,
     RateLimiterMemory,
     WebhookSenderHttp.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))),
-    Layer.succeed(PublicOrigin, { baseUrl: BASE_URL })
+    Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }),
+    PaymentFacilitatorNone,
+    PackagerTarGz
   )
 
-/** The whole HTTP application on a random loopback port, with an HttpClient pointed at it. */
-export const TestApp = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts> } = {}) =>
+/**
+ * The whole HTTP application on a random loopback port, with an HttpClient pointed at it.
+ *
+ * For a fresh app per describe block, use `layer(TestApp())` (the `layer` export of @effect/vitest), not
+ * `it.layer`: @effect/vitest 0.30 writes each layer's methods onto the shared `it`, so a second `it.layer`
+ * in the same file becomes a layer nested in the first, sharing its memo map — the same clock, mail,
+ * limiter and server, while `CodeHostMemoryControl` then controls a code host the server does not use.
+ */
+export const TestApp = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts, unknown> } = {}) =>
   HttpLive.pipe(Layer.provideMerge(testPorts(options)), Layer.provideMerge(NodeHttpServer.layerTest))
 
 export interface Reply {

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 
 /**
@@ -67,6 +66,8 @@ export const describePostgres = async (
   name: string,
   register: (database: TestDatabase) => void
 ): Promise<void> => {
+  // Imported here so that scripts (bench/) can use this module outside vitest.
+  const { describe, it } = await import("@effect/vitest")
   const problem = await postgresProblem()
   if (problem === undefined) {
     describe(name, () => register(postgresTestDatabase()))

@@ -7,12 +7,14 @@ import { Effect } from "effect"
  * token digests. Tokens are stored only as digests or SecretBox ciphertexts; there is no plaintext column.
  * There are no foreign keys: listing and checkout reference each other, ports do not order their writes,
  * and the ledger keeps sales whatever happens to the listing.
+ * Ids compare bytewise (COLLATE "C"): they break ties in "newest first" orders and cursors, which must not
+ * depend on the server's locale.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   yield* sql`CREATE TABLE accounts (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     email text NOT NULL,
     storefront_tagline text,
     webhook_url text,
@@ -26,7 +28,7 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX accounts_host_login_idx ON accounts (lower(host_login)) WHERE host_login IS NOT NULL`
 
   yield* sql`CREATE TABLE listings (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     owner text NOT NULL,
     name text NOT NULL,
     account_id text,
@@ -50,7 +52,7 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX listings_live_owner_idx ON listings (lower(owner)) WHERE status = 'live'`
 
   yield* sql`CREATE TABLE checkouts (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     listing_id text NOT NULL,
     owner text NOT NULL,
     name text NOT NULL,
@@ -70,7 +72,7 @@ export default Effect.gen(function*() {
   )`
 
   yield* sql`CREATE TABLE sessions (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     digest text NOT NULL,
     account_id text NOT NULL,
     created_at timestamptz NOT NULL,
@@ -79,7 +81,7 @@ export default Effect.gen(function*() {
   )`
 
   yield* sql`CREATE TABLE api_keys (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     digest text NOT NULL,
     account_id text NOT NULL,
     last4 text NOT NULL,
@@ -91,7 +93,7 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX api_keys_account_idx ON api_keys (account_id, created_at)`
 
   yield* sql`CREATE TABLE sales (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     payment_key text NOT NULL,
     listing_id text NOT NULL,
     checkout_id text NOT NULL,
@@ -115,7 +117,7 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX sales_account_idx ON sales (account_id, created_at DESC, id DESC)`
 
   yield* sql`CREATE TABLE webhook_events (
-    id text PRIMARY KEY,
+    id text COLLATE "C" PRIMARY KEY,
     account_id text NOT NULL,
     sale_id text NOT NULL,
     body text NOT NULL,

@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { NotImplemented } from "../../../domain/Errors.js"
 import { Purchases } from "../../../domain/usecases/Purchases.js"
 import { Storefront } from "../../../domain/usecases/Storefront.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
@@ -19,7 +20,8 @@ export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
     const purchases = yield* Purchases
+    const notYet = new NotImplemented({ detail: "x402 payments are not available on this server yet." })
     return handlers
-      .handle("checkout", ({ path }) => purchases.challenge(path.id, true))
-      .handle("testCheckout", ({ path }) => purchases.challenge(path.id, false))
+      .handle("checkout", ({ path }) => Effect.zipRight(purchases.current(path.id), notYet))
+      .handle("testCheckout", ({ path }) => Effect.zipRight(purchases.current(path.id), notYet))
   }))

@@ -1,0 +1,23 @@
+import type { SaleId } from "../Ids.js"
+
+/** A paid download can be fetched again for 7 days after settlement. */
+export const RECEIPT_TTL_MS = 7 * 24 * 60 * 60 * 1000
+
+/**
+ * Receipts are stateless: `<sale id>.<mac>` under the SecretBox's MAC key, so the same payment presented
+ * again yields the same receipt and nothing extra is stored. Expiry comes from the sale's settlement time.
+ */
+export const receiptToken = (saleId: SaleId, mac: (message: string) => string): string =>
+  `${saleId}.${mac(`receipt:${saleId}`)}`
+
+export const parseReceipt = (
+  token: string,
+  verify: (message: string, tag: string) => boolean
+): SaleId | null => {
+  const dot = token.indexOf(".")
+  if (dot <= 0 || token.length > 200) return null
+  const saleId = token.slice(0, dot)
+  return verify(`receipt:${saleId}`, token.slice(dot + 1)) ? (saleId as SaleId) : null
+}
+
+export const receiptExpired = (settledAt: Date, now: Date): boolean => now.getTime() - settledAt.getTime() > RECEIPT_TTL_MS

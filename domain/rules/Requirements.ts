@@ -1,0 +1,61 @@
+import { Option } from "effect"
+import type { Checkout } from "../Checkout.js"
+import type { Chain, ChainFacts } from "../Wallet.js"
+import type { PaymentRequirement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
+
+/** DECISIONS.md: `maxTimeoutSeconds` = 300. */
+export const MAX_TIMEOUT_SECONDS = 300
+
+/**
+ * The payment options of a checkout: one `exact` USDC requirement per chain it has a payout address for,
+ * amount = the price in atomic units. Empty when the checkout cannot sell (no price or no address).
+ */
+export const requirementsOf = (
+  checkout: Checkout,
+  livemode: boolean,
+  resource: string,
+  facts: (chain: Chain) => ChainFacts,
+  facilitatorExtra: (chain: Chain) => Readonly<Record<string, string>>
+): ReadonlyArray<PaymentRequirement> => {
+  if (checkout.price === null) return []
+  const price = checkout.price
+  return checkout.chains.map((chain): PaymentRequirement => {
+    const f = facts(chain)
+    return {
+      chain,
+      livemode,
+      scheme: "exact",
+      network: f.network,
+      v1Network: f.v1Network,
+      asset: f.asset,
+      amount: price,
+      payTo: checkout.payTo[chain]!,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      resource,
+      description: `${checkout.repo.owner}/${checkout.repo.name}: the repository's default branch as a .tar.gz`,
+      extra: { ...f.extra, ...facilitatorExtra(chain) }
+    }
+  })
+}
+
+const sameAddress = (chain: Chain, a: string, b: string) => (chain === "base" ? a.toLowerCase() === b.toLowerCase() : a === b)
+
+/**
+ * The one current requirement a payment was made for, if any. A v2 payment names what it accepted and must
+ * match network, asset, amount and payTo exactly; a v1 payment names only scheme and network, and the
+ * facilitator's verification against the chosen requirement checks the rest. A payment made for a voided
+ * checkout, an old price or another address matches nothing.
+ */
+export const matchRequirement = (
+  payment: SubmittedPayment,
+  requirements: ReadonlyArray<PaymentRequirement>
+): Option.Option<PaymentRequirement> =>
+  Option.fromNullable(requirements.find((r) => {
+    if (payment.scheme !== r.scheme || payment.network !== r.network) return false
+    return Option.match(payment.accepted, {
+      onNone: () => payment.x402Version === 1,
+      onSome: (a) =>
+        a.scheme === r.scheme && a.network === r.network && sameAddress(r.chain, a.asset, r.asset) &&
+        a.amount === r.amount.toString() && sameAddress(r.chain, a.payTo, r.payTo)
+    })
+  }))
