@@ -88,7 +88,9 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       if (Option.isNone(checkout)) return yield* new NotFound({ detail: "No such checkout." })
       const page = pageOf(checkout.value.repo)
       const listing = yield* store.findById(checkout.value.listingId)
-      if (checkout.value.isVoid || Option.isNone(listing) || !listing.value.isLive) {
+      // Current means: not voided, and still the listing's own checkout. The second test also catches a
+      // checkout orphaned by two concurrent reprices, so no stale price can ever be paid.
+      if (checkout.value.isVoid || Option.isNone(listing) || !listing.value.isLive || listing.value.checkoutId !== checkout.value.id) {
         return yield* new CheckoutGone({ page, detail: `This checkout was replaced or withdrawn; see ${page} for the current one.` })
       }
       return { checkout: checkout.value, listing: listing.value, page }
