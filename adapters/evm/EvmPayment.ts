@@ -1,0 +1,134 @@
+import { Either } from "effect"
+import { getAddress, type Hex, isAddress, isHex, verifyTypedData } from "viem"
+
+/*
+ * Reading an x402 `exact` EVM payment (EIP-3009 `transferWithAuthorization`) without trusting it:
+ * `{ signature, authorization: { from, to, value, validAfter, validBefore, nonce } }`.
+ */
+
+/** The EIP-712 struct USDC's `transferWithAuthorization` checks (EIP-3009). */
+export const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" }
+  ]
+} as const
+
+export interface Eip3009Authorization {
+  /** EIP-55 checksummed. */
+  readonly from: Hex
+  readonly to: Hex
+  readonly value: bigint
+  readonly validAfter: bigint
+  readonly validBefore: bigint
+  /** 32 bytes, lower-case hex. */
+  readonly nonce: Hex
+}
+
+export interface Eip3009Payment {
+  readonly signature: Hex
+  readonly authorization: Eip3009Authorization
+}
+
+/** The failures a payload can have before its signature is looked at, named as @x402/evm names them. */
+export type Eip3009ParseProblem =
+  | { readonly reason: "invalid_payload"; readonly message: string }
+  | { readonly reason: "invalid_exact_evm_authorization_value"; readonly message: string }
+
+const UINT = /^(0[xX][0-9a-fA-F]{1,64}|[0-9]{1,78})$/
+const NONCE = /^0[xX][0-9a-fA-F]{64}$/
+const MAX_UINT256 = (1n << 256n) - 1n
+
+/** Decimal or 0x-hex unsigned integer (the spec allows both); undefined when not one or above uint256. */
+const parseUint = (raw: unknown): bigint | undefined => {
+  if (typeof raw !== "string" || !UINT.test(raw)) return undefined
+  const value = BigInt(raw.toLowerCase())
+  return value <= MAX_UINT256 ? value : undefined
+}
+
+const field = (record: unknown, name: string): unknown =>
+  typeof record === "object" && record !== null ? (record as Record<string, unknown>)[name] : undefined
+
+const problem = (message: string): Either.Either<never, Eip3009ParseProblem> =>
+  Either.left({ reason: "invalid_payload", message })
+
+/** Parses and normalises an EIP-3009 payload; Left names what is malformed. */
+export const parseEip3009Payment = (payload: unknown): Either.Either<Eip3009Payment, Eip3009ParseProblem> => {
+  const signature = field(payload, "signature")
+  const auth = field(payload, "authorization")
+  if (typeof signature !== "string" || !isHex(signature, { strict: true }) || signature.length < 4) {
+    return problem("signature must be 0x-prefixed hex")
+  }
+  const from = field(auth, "from")
+  const to = field(auth, "to")
+  if (typeof from !== "string" || !isAddress(from, { strict: false })) return problem("authorization.from must be an address")
+  if (typeof to !== "string" || !isAddress(to, { strict: false })) return problem("authorization.to must be an address")
+  const nonce = field(auth, "nonce")
+  if (typeof nonce !== "string" || !NONCE.test(nonce)) return problem("authorization.nonce must be 32 bytes of 0x-prefixed hex")
+  const value = parseUint(field(auth, "value"))
+  if (value === undefined) {
+    return Either.left({ reason: "invalid_exact_evm_authorization_value", message: "authorization.value must be a uint256" })
+  }
+  const validAfter = parseUint(field(auth, "validAfter"))
+  const validBefore = parseUint(field(auth, "validBefore"))
+  if (validAfter === undefined || validBefore === undefined) {
+    return problem("authorization.validAfter and validBefore must be uint256 timestamps")
+  }
+  return Either.right({
+    signature: signature as Hex,
+    authorization: {
+      from: getAddress(from.toLowerCase()),
+      to: getAddress(to.toLowerCase()),
+      value,
+      validAfter,
+      validBefore,
+      nonce: `0x${nonce.slice(2).toLowerCase()}`
+    }
+  })
+}
+
+/**
+ * What identifies an EVM payment: `from` and `nonce`, exactly what USDC marks used on chain. The signature
+ * is left out on purpose: a re-encoded signature for the same authorization is still the same payment.
+ */
+export const eip3009Key = (authorization: Eip3009Authorization): string =>
+  `eip3009:${authorization.from.toLowerCase()}:${authorization.nonce}`
+
+export const evmPaymentIdentity = (payload: unknown): Either.Either<{ key: string; payer: string }, string> =>
+  parseEip3009Payment(payload).pipe(
+    Either.mapLeft((p) => p.message),
+    Either.map(({ authorization }) => ({ key: eip3009Key(authorization), payer: authorization.from }))
+  )
+
+/** The chain id of an `eip155:<id>` CAIP-2 network, or undefined. */
+export const evmChainId = (network: string): number | undefined => {
+  const match = /^eip155:([1-9][0-9]{0,15})$/.exec(network)
+  return match === null ? undefined : Number(match[1])
+}
+
+/**
+ * True when `signature` is `authorization.from`'s EIP-712 signature of the authorization under the token's
+ * domain. EOA signatures only (ecrecover): smart-wallet (EIP-1271/6492) signatures would need a chain.
+ * Never rejects: a signature that cannot even be parsed is simply not valid.
+ */
+export const verifyEip3009Signature = async (
+  payment: Eip3009Payment,
+  domain: { readonly name: string; readonly version: string; readonly chainId: number; readonly verifyingContract: Hex }
+): Promise<boolean> => {
+  try {
+    return await verifyTypedData({
+      address: payment.authorization.from,
+      domain,
+      types: transferWithAuthorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: payment.authorization,
+      signature: payment.signature
+    })
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,59 @@
+import { Either } from "effect"
+
+/**
+ * What every address on a simulated network holds before its first transfer: 1 000 000 test USDC
+ * (USDC has 6 decimals). A faucet for everyone, so any test wallet can rehearse a purchase without
+ * being funded first; a payment above it is refused as insufficient.
+ */
+export const SIMULATED_FAUCET_ATOMIC = 1_000_000n * 1_000_000n
+
+export interface SimulatedTransfer {
+  readonly network: string
+  /** What the chain would mark used: the EIP-3009 `from:nonce`, or the Solana transaction signature. */
+  readonly key: string
+  readonly from: string
+  readonly to: string
+  readonly amount: bigint
+}
+
+export type TransferRefusal = "already_used" | "insufficient_funds"
+
+/**
+ * Test USDC balances and spent payment keys, in memory, for one process. Stands in for the token contract
+ * (Base Sepolia) and the token accounts (Solana devnet) behind the simulated facilitator.
+ */
+export interface SimulatedLedger {
+  readonly balanceOf: (network: string, address: string) => bigint
+  readonly isUsed: (network: string, key: string) => boolean
+  /**
+   * Marks the key used, debits `from` and credits `to`, all or nothing. Synchronous on purpose: with no
+   * await between the checks and the writes, two concurrent settlements of one payment cannot both pass.
+   */
+  readonly transfer: (t: SimulatedTransfer) => Either.Either<void, TransferRefusal>
+}
+
+// EVM addresses are case-insensitive (the checksum is only a spelling); Solana base58 is case-sensitive.
+const accountId = (network: string, address: string): string =>
+  `${network}|${network.startsWith("eip155:") ? address.toLowerCase() : address}`
+
+export const makeSimulatedLedger = (): SimulatedLedger => {
+  const balances = new Map<string, bigint>()
+  const used = new Set<string>()
+  const balanceOf = (network: string, address: string): bigint =>
+    balances.get(accountId(network, address)) ?? SIMULATED_FAUCET_ATOMIC
+  return {
+    balanceOf,
+    isUsed: (network, key) => used.has(`${network}|${key}`),
+    transfer: ({ amount, from, key, network, to }) => {
+      const usedKey = `${network}|${key}`
+      if (used.has(usedKey)) return Either.left("already_used")
+      const fromBalance = balanceOf(network, from)
+      if (fromBalance < amount) return Either.left("insufficient_funds")
+      used.add(usedKey)
+      balances.set(accountId(network, from), fromBalance - amount)
+      // Read `to` after the debit: a payment to oneself must leave the balance unchanged.
+      balances.set(accountId(network, to), balanceOf(network, to) + amount)
+      return Either.right(undefined)
+    }
+  }
+}
