@@ -26,3 +26,7 @@ export const outage = (e: CodeHostError): HostUnavailable =>
     retryAfterSeconds: e.retryAfterSeconds ?? (e.reason === "rate_limited" ? 60 : null),
     detail: e.reason === "rate_limited" ? "The code host's rate limit was reached; try again later." : "The code host did not answer; try again later."
   })
+
+/** For delivering paid goods: an outage, or the seller's repo or token no longer serving it. */
+export const cannotDeliver = (e: CodeHostError): HostUnavailable =>
+  isOutage(e) ? outage(e) : new HostUnavailable({ retryAfterSeconds: null, detail: "The seller's repository cannot be delivered right now." })

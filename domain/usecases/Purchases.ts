@@ -2,7 +2,6 @@ import { Effect, Option, Schedule, type Stream } from "effect"
 import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
 import {
   CheckoutGone,
-  HostUnavailable,
   NotFound,
   NotSelling,
   PaymentRejected,
@@ -36,7 +35,7 @@ import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { Transactor } from "../../ports/Transactor.js"
-import { fromCodeHost, outage } from "./HostErrors.js"
+import { cannotDeliver } from "./HostErrors.js"
 import { testGoodsFiles } from "../rules/TestGoods.js"
 import { Listings } from "./Listings.js"
 
@@ -113,13 +112,15 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         return yield* new NotSelling({ page, detail: "This listing is not selling right now (no price or no payout wallet)." })
       }
       yield* facilitatorFor(livemode)
+      // A chain the facilitator cannot serve right now (e.g. it names no Solana fee payer) is left out of
+      // the offer; with no chain left there is nothing to pay.
       const extras = yield* Effect.forEach(checkout.chains, (chain) =>
-        Effect.map(facilitators.extra(chain, livemode), (extra) => [chain, extra] as const)).pipe(
-        Effect.mapError(unavailable("describe its payment options"))
-      )
-      const extraOf = new Map(extras)
+        Effect.map(Effect.option(facilitators.extra(chain, livemode)), (extra) => [chain, extra] as const))
+      const extraOf = new Map(extras.flatMap(([chain, extra]) => Option.isSome(extra) ? [[chain, extra.value] as const] : []))
+      if (extraOf.size === 0) return yield* unavailable("describe its payment options")()
       const resource = baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id))
       const requirements = requirementsOf(checkout, livemode, resource, (c) => chains.facts(c, livemode), (c) => extraOf.get(c) ?? {})
+        .filter((r) => extraOf.has(r.chain))
       return { checkout, listing, livemode, requirements, resource, page } satisfies Quote
     })
 
@@ -135,8 +136,8 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       if (sale.livemode) {
         body = host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
       } else {
-        const info = yield* host.repo({ owner, name }, token).pipe(Effect.mapError(fromCodeHost))
-        const tree = yield* host.tree(info, token).pipe(Effect.mapError(fromCodeHost))
+        const info = yield* host.repo({ owner, name }, token).pipe(Effect.mapError(cannotDeliver))
+        const tree = yield* host.tree(info, token).pipe(Effect.mapError(cannotDeliver))
         body = packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
       }
       return { sale, settlement, filename, body, receipt } satisfies Goods
@@ -225,9 +226,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
 
       // Pin the commit and make sure the code host can still serve it, before anyone is charged.
       const token = yield* listings.tokenOf(q.listing)
-      const info = yield* host.repo(q.listing.repo, token).pipe(
-        Effect.mapError((e) => e.reason === "rate_limited" || e.reason === "unavailable" ? outage(e) : new HostUnavailable({ retryAfterSeconds: null, detail: "The seller's repository cannot be delivered right now; nothing was charged." }))
-      )
+      const info = yield* host.repo(q.listing.repo, token).pipe(Effect.mapError(cannotDeliver))
       const at = yield* now
       const { sale: pending, created } = yield* ledger.recordPending(new Sale({
         id: yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box)),

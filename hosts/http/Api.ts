@@ -4,6 +4,17 @@ import * as P from "./Problem.js"
 import * as S from "./Schemas.js"
 import { Authentication, OptionalAuthentication } from "./Security.js"
 
+/** GitHub's redirect back: `code` and `state`, or `error` when the seller declined. */
+const HostCallbackParams = Schema.Struct({
+  code: Schema.optional(Schema.String),
+  state: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String),
+  error_description: Schema.optional(Schema.String),
+  error_uri: Schema.optional(Schema.String)
+})
+
+const HostConnected = Schema.Struct({ host_login: Schema.String }).annotations({ identifier: "HostConnected" })
+
 /**
  * The management and public API. Every endpoint of the contract except the paid checkout itself, which
  * answers raw x402 responses beside this API.
@@ -32,13 +43,20 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     HttpApiEndpoint.get("hostConnectStart", "/auth/host/start")
       .addSuccess(Schema.Void, { status: 302 })
       .addError(P.NotConfigured)
+      .addError(P.HostUnavailable)
+      .middleware(Authentication)
       .annotate(OpenApi.Summary, "Start the code-host (GitHub) connection")
+      .annotate(OpenApi.Description, "Redirects (302) to GitHub's authorization page with a sealed state bound to this account, valid for 10 minutes. Open the Location in the seller's browser. 503 not_configured without GITHUB_CLIENT_ID/GITHUB_CLIENT_SECRET.")
   )
   .add(
     HttpApiEndpoint.get("hostConnectCallback", "/auth/host/callback")
-      .addSuccess(Schema.Void, { status: 302 })
+      .setUrlParams(HostCallbackParams)
+      .addSuccess(HostConnected)
+      .addError(P.InvalidInput)
       .addError(P.NotConfigured)
+      .addError(P.HostUnavailable)
       .annotate(OpenApi.Summary, "Finish the code-host (GitHub) connection")
+      .annotate(OpenApi.Description, "GitHub redirects here with code and state. The state is checked, the code exchanged for the verified login, which is stored on the account that started the flow; GitHub's token is discarded. 400 for a bad or expired state or a refused code.")
   )
 {}
 
@@ -134,24 +152,55 @@ export class PagesGroup extends HttpApiGroup.make("pages")
   )
 {}
 
+/** The goods: a gzipped tar of the pinned commit (or, for the test twin, a manifest and a note). */
+const Goods = HttpApiSchema.Uint8Array({ contentType: "application/gzip" })
+
+/**
+ * The 402 answer, documented: the v1 object is the body; the same requirements go base64-encoded in the
+ * `PAYMENT-REQUIRED` header for x402 v2 clients.
+ */
+const PaymentRequired = Schema.Struct({
+  x402Version: Schema.Literal(1),
+  error: Schema.String,
+  accepts: Schema.Array(Schema.Struct({
+    scheme: Schema.Literal("exact"),
+    network: Schema.String,
+    maxAmountRequired: Schema.String,
+    resource: Schema.String,
+    description: Schema.String,
+    mimeType: Schema.String,
+    payTo: Schema.String,
+    maxTimeoutSeconds: Schema.Int,
+    asset: Schema.String,
+    extra: Schema.Record({ key: Schema.String, value: Schema.String })
+  }))
+}).annotations({ identifier: "PaymentRequired", ...HttpApiSchema.annotations({ status: 402 }) })
+
+const checkoutEndpoint = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, summary: string) =>
+  HttpApiEndpoint.get(name, path)
+    .setPath(S.CheckoutPath)
+    .addSuccess(Goods)
+    .addError(PaymentRequired)
+    .addError(P.InvalidInput)
+    .addError(P.NotFound)
+    .addError(P.NotSelling)
+    .addError(P.CheckoutGone)
+    .addError(P.PaymentsUnavailable)
+    .addError(P.HostUnavailable)
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again gets the same goods and never settles twice.")
+
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
+  .add(checkoutEndpoint("checkout", "/checkout/:id", "Pay for a repository over x402 (USDC on Base or Solana)"))
+  .add(checkoutEndpoint("testCheckout", "/checkout/:id/test", "The same checkout on test networks with simulated money"))
   .add(
-    HttpApiEndpoint.get("checkout", "/checkout/:id")
-      .setPath(S.CheckoutPath)
-      .addSuccess(Schema.Void, { status: 402 })
+    HttpApiEndpoint.get("download", "/downloads/:token")
+      .setPath(Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(200)) }))
+      .addSuccess(Goods)
       .addError(P.NotFound)
-      .addError(P.CheckoutGone)
-      .addError(P.NotImplemented)
-      .annotate(OpenApi.Summary, "Pay for a repository over x402")
-  )
-  .add(
-    HttpApiEndpoint.get("testCheckout", "/checkout/:id/test")
-      .setPath(S.CheckoutPath)
-      .addSuccess(Schema.Void, { status: 402 })
-      .addError(P.NotFound)
-      .addError(P.CheckoutGone)
-      .addError(P.NotImplemented)
-      .annotate(OpenApi.Summary, "The same checkout with simulated money")
+      .addError(P.ReceiptExpired)
+      .addError(P.HostUnavailable)
+      .annotate(OpenApi.Summary, "Download a paid repository again (7 days after payment)")
   )
 {}
 

@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerResponse } from "@
 import { Effect, Layer } from "effect"
 import { Accounts } from "../../domain/usecases/Accounts.js"
 import { Auth } from "../../domain/usecases/Auth.js"
+import { HostConnection } from "../../domain/usecases/HostConnection.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
@@ -22,7 +23,8 @@ import { guard } from "./Guard.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
-import { CheckoutHandlers, PagesHandlers } from "./handlers/PageHandlers.js"
+import { CheckoutHandlers } from "./handlers/CheckoutHandlers.js"
+import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { openApiDocument } from "./OpenApiDoc.js"
 import { verifyPage } from "./pages/VerifyPage.js"
@@ -41,7 +43,7 @@ export const StorageMemory = Layer.mergeAll(
 )
 
 /** The use cases over whatever ports the host provides. */
-export const UseCasesLive = Layer.mergeAll(Auth.Default, Accounts.Default, Storefront.Default, Purchases.Default).pipe(
+export const UseCasesLive = Layer.mergeAll(Auth.Default, Accounts.Default, Storefront.Default, Purchases.Default, HostConnection.Default).pipe(
   Layer.provideMerge(Listings.Default)
 )
 

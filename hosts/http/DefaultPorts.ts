@@ -7,7 +7,7 @@ import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGi
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
-import { PaymentFacilitatorNone } from "../../adapters/x402/PaymentFacilitatorNone.js"
+import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { PublicOriginFromConfig } from "./Settings.js"
@@ -27,6 +27,6 @@ export const DefaultPorts = Layer.mergeAll(
   RateLimiterMemory,
   WebhookSenderHttp,
   PublicOriginFromConfig,
-  PaymentFacilitatorNone,
+  PaymentFacilitatorLive,
   PackagerTarGz
 )

@@ -138,3 +138,18 @@ export const NotImplemented = asProblem(E.NotImplemented, {
   title: "Not implemented yet",
   fromProblem: (p) => new E.NotImplemented({ detail: p.detail })
 })
+
+export const NotSelling = asProblem(E.NotSelling, {
+  status: 409,
+  code: () => "not_selling",
+  title: "Not selling",
+  extra: (e) => ({ page: e.page }),
+  fromProblem: (p) => new E.NotSelling({ detail: p.detail, page: p.page ?? "" })
+})
+export const ReceiptExpired = asProblem(E.ReceiptExpired, {
+  status: 410,
+  code: () => "receipt_expired",
+  title: "This download link has expired",
+  extra: (e) => ({ page: e.page }),
+  fromProblem: (p) => new E.ReceiptExpired({ detail: p.detail, page: p.page ?? "" })
+})

@@ -10,7 +10,7 @@ import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { HttpLive, StorageMemory, type StoragePorts } from "../../hosts/http/AppLayer.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
-import { PaymentFacilitatorNone } from "../../adapters/x402/PaymentFacilitatorNone.js"
+import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
 
 export const BASE_URL = "http://repomarket.test"
@@ -45,7 +45,14 @@ export const SOLANA_WALLET = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 export const SOLANA_WALLET_2 = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 
 /** Ports for HTTP tests: memory storage (or the given storage), fake code host, captured mail. */
-export const testPorts = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts, unknown> } = {}) =>
+export interface TestAppOptions {
+  readonly repos?: ReadonlyArray<FakeRepo>
+  readonly storage?: Layer.Layer<StoragePorts, unknown>
+  /** Settings for config-driven adapters, e.g. `X402_FACILITATOR_URL` for the live checkout. */
+  readonly config?: Readonly<Record<string, string>>
+}
+
+export const testPorts = (options: TestAppOptions = {}) =>
   Layer.mergeAll(
     options.storage ?? StorageMemory,
     CodeHostMemory(options.repos ?? DEFAULT_REPOS),
@@ -57,7 +64,7 @@ export const testPorts = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: 
     RateLimiterMemory,
     WebhookSenderHttp.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))),
     Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }),
-    PaymentFacilitatorNone,
+    PaymentFacilitatorLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {})))))),
     PackagerTarGz
   )
 
@@ -69,7 +76,7 @@ export const testPorts = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: 
  * in the same file becomes a layer nested in the first, sharing its memo map — the same clock, mail,
  * limiter and server, while `CodeHostMemoryControl` then controls a code host the server does not use.
  */
-export const TestApp = (options: { repos?: ReadonlyArray<FakeRepo>; storage?: Layer.Layer<StoragePorts, unknown> } = {}) =>
+export const TestApp = (options: TestAppOptions = {}) =>
   HttpLive.pipe(Layer.provideMerge(testPorts(options)), Layer.provideMerge(NodeHttpServer.layerTest))
 
 export interface Reply {

@@ -1,0 +1,125 @@
+import { Option } from "effect"
+import type { PaymentRequirement, Settlement } from "../../ports/PaymentFacilitator.js"
+import { v1FromCaip2 } from "./Networks.js"
+
+export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "./PaymentHeader.js"
+
+/** What every checkout sells: a gzipped tar. */
+export const GOODS_MIME_TYPE = "application/gzip"
+
+export interface PaymentRequiredOptions {
+  /** Absolute URL of the checkout. */
+  readonly resource: string
+  readonly description: string
+  readonly error?: string | undefined
+}
+
+/** One x402 v2 `PaymentRequirements` entry, as it goes on the wire. */
+export interface RequirementV2 {
+  readonly scheme: string
+  readonly network: string
+  readonly asset: string
+  readonly amount: string
+  readonly payTo: string
+  readonly maxTimeoutSeconds: number
+  readonly extra: Readonly<Record<string, string>>
+}
+
+export interface PaymentRequiredV2 {
+  readonly x402Version: 2
+  readonly error: string
+  readonly resource: { readonly url: string; readonly description: string; readonly mimeType: string }
+  readonly accepts: ReadonlyArray<RequirementV2>
+}
+
+/** One x402 v1 `PaymentRequirements` entry (no `outputSchema`: x402 v1 clients reject a null one). */
+export interface RequirementV1 {
+  readonly scheme: string
+  readonly network: string
+  readonly maxAmountRequired: string
+  readonly resource: string
+  readonly description: string
+  readonly mimeType: string
+  readonly payTo: string
+  readonly maxTimeoutSeconds: number
+  readonly asset: string
+  readonly extra: Readonly<Record<string, string>>
+}
+
+export interface PaymentRequiredV1 {
+  readonly x402Version: 1
+  readonly error: string
+  readonly accepts: ReadonlyArray<RequirementV1>
+}
+
+export const requirementV2 = (r: PaymentRequirement): RequirementV2 => ({
+  scheme: r.scheme,
+  network: r.network,
+  asset: r.asset,
+  amount: r.amount.toString(),
+  payTo: r.payTo,
+  maxTimeoutSeconds: r.maxTimeoutSeconds,
+  extra: { ...r.extra }
+})
+
+/** The v1 form of a requirement; resource and description default to the requirement's own. */
+export const requirementV1 = (
+  r: PaymentRequirement,
+  about: { readonly resource: string; readonly description: string } = r
+): RequirementV1 => ({
+  scheme: r.scheme,
+  network: r.v1Network,
+  maxAmountRequired: r.amount.toString(),
+  resource: about.resource,
+  description: about.description,
+  mimeType: GOODS_MIME_TYPE,
+  payTo: r.payTo,
+  maxTimeoutSeconds: r.maxTimeoutSeconds,
+  asset: r.asset,
+  extra: { ...r.extra }
+})
+
+/** The object behind the `PAYMENT-REQUIRED` header of a 402 (x402 v2). */
+export const paymentRequiredV2 = (
+  requirements: ReadonlyArray<PaymentRequirement>,
+  options: PaymentRequiredOptions
+): PaymentRequiredV2 => ({
+  x402Version: 2,
+  error: options.error ?? "PAYMENT-SIGNATURE header is required",
+  resource: { url: options.resource, description: options.description, mimeType: GOODS_MIME_TYPE },
+  accepts: requirements.map(requirementV2)
+})
+
+/** The JSON body of a 402, which is what x402 v1 clients (x402-fetch) read. */
+export const paymentRequiredV1Body = (
+  requirements: ReadonlyArray<PaymentRequirement>,
+  options: PaymentRequiredOptions
+): PaymentRequiredV1 => ({
+  x402Version: 1,
+  error: options.error ?? "X-PAYMENT header is required",
+  accepts: requirements.map((r) => requirementV1(r, options))
+})
+
+/** Base64 of the UTF-8 JSON, byte for byte what @x402/core's header encoders produce. */
+export const encodeHeader = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64")
+
+/**
+ * The settlement receipt header of a paid response: `PAYMENT-RESPONSE` for v2, `X-PAYMENT-RESPONSE` with the
+ * v1 network name for v1. A failed settlement carries an empty transaction, as the spec has it.
+ */
+export const paymentResponseHeader = (
+  settlement: Settlement,
+  version: 1 | 2
+): { readonly name: "PAYMENT-RESPONSE" | "X-PAYMENT-RESPONSE"; readonly value: string } => {
+  const network = version === 1
+    ? Option.getOrElse(v1FromCaip2(settlement.network), () => settlement.network)
+    : settlement.network
+  const body = {
+    success: settlement.success,
+    transaction: settlement.transaction ?? "",
+    network,
+    ...(settlement.payer !== null ? { payer: settlement.payer } : {}),
+    ...(settlement.errorReason !== null ? { errorReason: settlement.errorReason } : {})
+  }
+  return { name: version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", value: encodeHeader(body) }
+}

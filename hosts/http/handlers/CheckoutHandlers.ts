@@ -1,0 +1,83 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either } from "effect"
+import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../../../domain/Errors.js"
+import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
+import {
+  decodePaymentHeader,
+  encodeHeader,
+  GOODS_MIME_TYPE,
+  paymentRequiredV1Body,
+  paymentRequiredV2,
+  paymentResponseHeader
+} from "../../../adapters/x402/Wire.js"
+import { Api } from "../Api.js"
+
+/** The 402: v2 requirements in `PAYMENT-REQUIRED`, the v1 object as the JSON body. */
+const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, string> = {}) => {
+  const about = {
+    resource: quote.resource,
+    description: `${quote.listing.repo.slug}: the default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
+    error
+  }
+  return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), {
+    status: 402,
+    headers: {
+      "payment-required": encodeHeader(paymentRequiredV2(quote.requirements, about)),
+      "cache-control": "no-store",
+      link: `<${quote.page}>; rel="describedby"`,
+      ...extraHeaders
+    }
+  })
+}
+
+const delivery = (goods: Goods, version: 1 | 2 | null) => {
+  const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
+  return HttpServerResponse.stream(goods.body, {
+    contentType: GOODS_MIME_TYPE,
+    headers: {
+      "content-disposition": `attachment; filename="${goods.filename}"`,
+      link: `<${goods.receipt}>; rel="receipt"`,
+      "cache-control": "private, no-store",
+      ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
+    }
+  })
+}
+
+export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
+  Effect.gen(function*() {
+    const purchases = yield* Purchases
+
+    const checkout = (id: string, livemode: boolean) =>
+      Effect.gen(function*() {
+        const { headers } = yield* HttpServerRequest.HttpServerRequest
+        if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
+          return challenge(yield* purchases.quote(id, livemode))
+        }
+        const payment = decodePaymentHeader({ "payment-signature": headers["payment-signature"], "x-payment": headers["x-payment"] })
+        if (Either.isLeft(payment)) {
+          const field = headers["payment-signature"] !== undefined ? "PAYMENT-SIGNATURE" : "X-PAYMENT"
+          return yield* InvalidInput.forField(field, payment.left)
+        }
+        const version = payment.right.x402Version
+        return yield* purchases.pay(id, livemode, payment.right).pipe(
+          Effect.map((goods) => delivery(goods, version)),
+          // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
+          Effect.catchTags({
+            PaymentRejected: (e: PaymentRejected) => Effect.map(purchases.quote(id, livemode), (q) => challenge(q, e.reason)),
+            SettlementFailed: (e: SettlementFailed) =>
+              Effect.map(purchases.quote(id, livemode), (q) => {
+                const failed = paymentResponseHeader(
+                  { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
+                  version
+                )
+                return challenge(q, e.reason, { [failed.name.toLowerCase()]: failed.value })
+              })
+          })
+        )
+      })
+
+    return handlers
+      .handle("checkout", ({ path }) => checkout(path.id, true))
+      .handle("testCheckout", ({ path }) => checkout(path.id, false))
+      .handle("download", ({ path }) => Effect.map(purchases.download(path.token), (goods) => delivery(goods, null)))
+  }))
