@@ -52,15 +52,28 @@ interface DecodeIssue {
   readonly message: string
 }
 
+/**
+ * Request fields that carry a secret. Schema messages quote the value they refused ("actual ..."), so for
+ * these the problem names the field and never repeats what was sent (DECISIONS: no error holds a host_pat
+ * or a magic-link token).
+ */
+const SECRET_FIELDS = new Set(["host_pat", "token"])
+const SECRET_FIELD_MESSAGE = "must be a string of the documented length (the value sent is not repeated: it is secret)"
+
 /** The framework's schema-decode failure, re-shaped into the same problem+json as every other 400. */
 const asProblem = (body: unknown): ProblemJson | null => {
   const b = body as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | null
   if (b?._tag !== "HttpApiDecodeError" || !Array.isArray(b.issues)) return null
-  const errors = b.issues.map((i) =>
+  const all = b.issues.map((i) =>
     i.path.length === 0
       ? { field: "body", message: "must be a JSON object with the documented fields" }
-      : { field: i.path.map(String).join("."), message: i.message }
+      : {
+        field: i.path.map(String).join("."),
+        message: i.path.some((p: PropertyKey) => SECRET_FIELDS.has(String(p))) ? SECRET_FIELD_MESSAGE : i.message
+      }
   )
+  // A union reports one issue per member; once messages are redacted several may read the same.
+  const errors = all.filter((e, n) => all.findIndex((o) => o.field === e.field && o.message === e.message) === n)
   const detail = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : "Several fields are invalid."
   return { ...problemBody(400, "invalid_request", "The request is invalid", detail), errors }
 }
