@@ -1,16 +1,15 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Redacted } from "effect"
-import { NotConfigured } from "../../../domain/Errors.js"
 import { Auth } from "../../../domain/usecases/Auth.js"
+import { HostConnection } from "../../../domain/usecases/HostConnection.js"
 import { Api } from "../Api.js"
+import { CurrentPrincipal } from "../Security.js"
 import { clientAddress } from "./ClientAddress.js"
 
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {
     const auth = yield* Auth
-    const notConfigured = new NotConfigured({
-      detail: "The code-host connection is off: the operator has not set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET."
-    })
+    const hostConnection = yield* HostConnection
     return handlers
       .handle("requestMagicLink", ({ payload }) =>
         Effect.flatMap(clientAddress, (client) => auth.requestMagicLink(payload.email, client)).pipe(
@@ -23,6 +22,10 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
           expires_at: s.expiresAt.toISOString(),
           account: { id: s.account.id, email: s.account.email }
         })))
-      .handle("hostConnectStart", () => Effect.fail(notConfigured))
-      .handle("hostConnectCallback", () => Effect.fail(notConfigured))
+      .handle("hostConnectStart", () =>
+        Effect.flatMap(CurrentPrincipal, hostConnection.start).pipe(
+          Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: { "cache-control": "no-store" } }))
+        ))
+      .handle("hostConnectCallback", ({ urlParams }) =>
+        Effect.map(hostConnection.finish(urlParams), (account) => ({ host_login: account.hostLogin! })))
   }))

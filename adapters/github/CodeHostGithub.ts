@@ -1,0 +1,178 @@
+import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { RepoRef } from "../../domain/Ids.js"
+import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
+import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
+import { archiveStream } from "./GithubArchive.js"
+import { type Answer, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
+import { githubEndpoints, githubServerToken } from "./GithubConfig.js"
+import {
+  commitShaOf,
+  decode,
+  hasNextPage,
+  ownerRepoOf,
+  ReadmeJson,
+  RepoJson,
+  TreeItemJson,
+  TreeJson,
+  treeEntriesOf
+} from "./GithubShapes.js"
+import { clipUtf8, renderReadme } from "./ReadmeHtml.js"
+
+type Token = Option.Option<Redacted.Redacted<string>>
+
+const enc = encodeURIComponent
+
+/**
+ * The CodeHost port over GitHub's REST API (`GITHUB_API_URL`, optional `GITHUB_TOKEN` for public reads).
+ * Previews and owner indexes are cached per process and revalidated with ETags (see EtagCache); archives
+ * stream without buffering (see GithubArchive).
+ */
+export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
+  Effect.gen(function*() {
+    const endpoints = yield* githubEndpoints
+    const serverToken = yield* githubServerToken
+    const client = makeGithubClient(endpoints, serverToken, tuning)
+    const cache = new EtagCache({ freshMs: tuning.freshMs, maxEntries: tuning.cacheMaxEntries, maxWeight: tuning.cacheMaxWeight })
+
+    /**
+     * One cached GET: a fresh entry answers without a request; a stale one is revalidated (304 renews it);
+     * a new answer is decoded and stored. Failures are never cached.
+     */
+    const cachedGet = <A>(
+      route: string,
+      params: Record<string, string | number>,
+      options: GetOptions,
+      read: (answer: Extract<Answer, { _tag: "Ok" }>) => Effect.Effect<A, CodeHostError>
+    ): Effect.Effect<A, CodeHostError> =>
+      Effect.gen(function*() {
+        const key = `${route} ${JSON.stringify(params)} ${options.accept ?? ""} ${credentialKey(options.token)}`
+        const entry = cache.get<A>(key)
+        if (entry !== undefined && cache.isFresh(entry, yield* Clock.currentTimeMillis)) return entry.value
+        const answer = yield* client.get(route, params, { ...options, etag: entry?.etag ?? null })
+        const now = yield* Clock.currentTimeMillis
+        if (answer._tag === "NotModified") {
+          if (entry !== undefined) {
+            cache.renew(key, now)
+            return entry.value
+          }
+          return yield* new CodeHostError({ reason: "unavailable", message: "The code host answered 304 to an unconditional request." })
+        }
+        const value = yield* read(answer)
+        cache.set(key, answer.etag, value, weightOf(value), now)
+        return value
+      })
+
+    // Names are case-insensitive on GitHub: asking in lower case lets every spelling share one cache entry.
+    const repoJson = (owner: string, name: string, token: Token) =>
+      cachedGet("GET /repos/{owner}/{repo}", { owner: owner.toLowerCase(), repo: name.toLowerCase() }, { token, what: "repository" }, (a) =>
+        decode(RepoJson, "repository")(a.data))
+
+    const headSha = (ref: RepoRef, branch: string, token: Token) =>
+      cachedGet(
+        "GET /repos/{owner}/{repo}/commits/{ref}",
+        { owner: ref.owner, repo: ref.name, ref: branch },
+        { token, what: "repository", accept: "application/vnd.github.sha" },
+        (a) => commitShaOf(a.data)
+      )
+
+    const repo = (ref: { readonly owner: string; readonly name: string }, token: Token) =>
+      Effect.gen(function*() {
+        const json = yield* repoJson(ref.owner, ref.name, token)
+        // GITHUB_TOKEN is for public reads only: a private repo it happens to see (the operator's own) must
+        // not become listable, previewable or sellable without the seller's own token.
+        if (json.private && Option.isNone(token)) {
+          return yield* new CodeHostError({ reason: "repo_not_found", message: "The repository is missing or private (add host_pat)." })
+        }
+        const canonical = new RepoRef({ owner: json.owner.login, name: json.name })
+        const sha = yield* headSha(canonical, json.default_branch, token)
+        return {
+          ...ownerRepoOf(json),
+          ref: canonical,
+          defaultBranch: json.default_branch,
+          headSha: sha
+        } satisfies RepoInfo
+      }).pipe(Effect.withSpan("CodeHostGithub.repo"))
+
+    const tree = (info: RepoInfo, token: Token) =>
+      cachedGet(
+        "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
+        { owner: info.ref.owner, repo: info.ref.name, tree_sha: info.headSha, recursive: "1" },
+        { token, what: "repository" },
+        (a) =>
+          Effect.gen(function*() {
+            const json = yield* decode(TreeJson, "file tree")(a.data)
+            const kept = json.tree.slice(0, tuning.maxTreeEntries)
+            const items = yield* decode(Schema.Array(TreeItemJson), "file tree")(kept)
+            return {
+              entries: treeEntriesOf(items),
+              truncated: json.truncated || json.tree.length > tuning.maxTreeEntries
+            } satisfies RepoTree
+          })
+      ).pipe(Effect.withSpan("CodeHostGithub.tree"))
+
+    const readme = (info: RepoInfo, token: Token) =>
+      cachedGet(
+        "GET /repos/{owner}/{repo}/readme",
+        { owner: info.ref.owner, repo: info.ref.name, ref: info.headSha },
+        { token, what: "repository" },
+        (a) =>
+          Effect.map(decode(ReadmeJson, "README")(a.data), (json): Option.Option<Readme> => {
+            const bytes = json.encoding === "base64" ? Buffer.from(json.content, "base64") : Buffer.from(json.content, "utf8")
+            const markdown = clipUtf8(bytes, tuning.maxReadmeBytes)
+            const html = renderReadme(markdown, { htmlUrl: info.htmlUrl, branch: info.defaultBranch, path: json.path })
+            return Option.some({ path: json.path, markdown, html })
+          })
+      ).pipe(
+        // No README is a 404 from GitHub; with a working token (the repo was just read) it means the same.
+        Effect.catchIf(
+          (e) => e.reason === "repo_not_found" || e.reason === "token_lacks_access",
+          () => Effect.succeed(Option.none<Readme>())
+        ),
+        Effect.withSpan("CodeHostGithub.readme")
+      )
+
+    /** One page of an owner's repos and whether another follows. */
+    const ownerPage = (owner: string, page: number) =>
+      cachedGet(
+        "GET /users/{username}/repos",
+        { username: owner.toLowerCase(), type: "owner", sort: "pushed", per_page: 100, page },
+        { token: Option.none(), what: "owner" },
+        (a) =>
+          Effect.map(decode(Schema.Array(RepoJson), "owner's repositories")(a.data), (repos) => ({
+            repos,
+            next: hasNextPage(a.headers["link"])
+          }))
+      )
+
+    /**
+     * The owner's public repositories, most recently pushed first, up to `maxOwnerPages` pages of 100.
+     * Forks (someone else's work) and archived repos (read-only, unmaintained) are left out of the index.
+     */
+    const ownerRepos = (owner: string) =>
+      Effect.gen(function*() {
+        const out: Array<OwnerRepo> = []
+        for (let page = 1; page <= tuning.maxOwnerPages; page++) {
+          const { next, repos } = yield* ownerPage(owner, page)
+          for (const json of repos) if (!json.fork && !json.archived && !json.private) out.push(ownerRepoOf(json))
+          if (!next) break
+        }
+        return out as ReadonlyArray<OwnerRepo>
+      }).pipe(Effect.withSpan("CodeHostGithub.ownerRepos"))
+
+    const service: Context.Tag.Service<CodeHost> = {
+      repo,
+      tree,
+      readme,
+      archive: (ref, commitSha, token) => archiveStream(endpoints, serverToken, tuning, ref, commitSha, token),
+      ownerRepos,
+      ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
+    }
+    return service
+  })
+
+/** The CodeHost port over GitHub, configured from `GITHUB_API_URL` and `GITHUB_TOKEN`. */
+export const CodeHostGithub = Layer.effect(CodeHost, makeCodeHostGithub())
+
+/** The same with other internal limits (tests shorten waits and windows). */
+export const CodeHostGithubWith = (tuning: Partial<GithubTuning>) =>
+  Layer.effect(CodeHost, makeCodeHostGithub({ ...DEFAULT_TUNING, ...tuning }))

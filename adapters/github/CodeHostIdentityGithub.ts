@@ -1,0 +1,138 @@
+import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { CodeHostIdentity, CodeHostIdentityError } from "../../ports/CodeHostIdentity.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { USER_AGENT } from "./GithubClient.js"
+import { githubEndpoints, githubOAuthApp } from "./GithubConfig.js"
+import { isRateLimit, retryAfterSeconds } from "./GithubErrors.js"
+import { UserJson } from "./GithubShapes.js"
+
+const TIMEOUT_MS = 15_000
+
+/** The token endpoint's JSON answer: a token, or an OAuth error (GitHub answers those with 200). */
+const TokenJson = Schema.Struct({
+  access_token: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String)
+})
+
+const failure = (reason: CodeHostIdentityError["reason"], message: string, retry?: number) =>
+  new CodeHostIdentityError(retry === undefined ? { reason, message } : { reason, message, retryAfterSeconds: retry })
+
+const notConfigured = failure(
+  "not_configured",
+  "The code-host connection is off: the operator has not set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET."
+)
+
+const call = (url: string, init: RequestInit) =>
+  Effect.tryPromise({
+    try: async () => {
+      const res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) })
+      const text = await res.text()
+      let json: unknown = null
+      try {
+        json = JSON.parse(text)
+      } catch {
+        json = null
+      }
+      return { status: res.status, headers: Object.fromEntries(res.headers) as Record<string, string>, json }
+    },
+    catch: () => failure("unavailable", "The code host did not answer.")
+  })
+
+/** A non-2xx answer: a rate limit carries its wait; anything else is an outage. */
+const outage = (answer: { status: number; headers: Record<string, string>; json: unknown }) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const f = {
+      status: answer.status,
+      headers: answer.headers,
+      hostMessage: String((answer.json as { message?: unknown } | null)?.message ?? "")
+    }
+    return Effect.fail(
+      isRateLimit(f)
+        ? failure("unavailable", "The code host's rate limit was reached.", retryAfterSeconds(f, now))
+        : failure("unavailable", `The code host answered HTTP ${answer.status}.`)
+    )
+  })
+
+/**
+ * The code-host connection over GitHub's OAuth web flow (`GITHUB_CLIENT_ID`, `GITHUB_CLIENT_SECRET`).
+ * - authorize: `<web>/login/oauth/authorize` with no scope (the public profile is all we read),
+ *   `prompt=select_account` (GitHub always shows its account picker, so an authorization never completes
+ *   silently in a browser that merely opened a link), and `redirect_uri` = `<BASE_URL>/auth/host/callback`;
+ * - exchange: POST `<web>/login/oauth/access_token`, then `GET <api>/user` with that token; the token is
+ *   then dropped: it is never stored, logged or returned.
+ */
+export const CodeHostIdentityGithub = Layer.effect(
+  CodeHostIdentity,
+  Effect.gen(function*() {
+    const app = yield* githubOAuthApp
+    const endpoints = yield* githubEndpoints
+    const { baseUrl } = yield* PublicOrigin
+    if (Option.isNone(app)) {
+      return { configured: false, authorizeUrl: () => Effect.fail(notConfigured), exchange: () => Effect.fail(notConfigured) }
+    }
+    const { clientId, clientSecret } = app.value
+    const redirectUri = `${baseUrl}/auth/host/callback`
+
+    const authorizeUrl = (state: string) =>
+      Effect.sync(() => {
+        const url = new URL(`${endpoints.webUrl}/login/oauth/authorize`)
+        url.search = new URLSearchParams({
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          state,
+          prompt: "select_account",
+          allow_signup: "false"
+        }).toString()
+        return url.href
+      })
+
+    const accessToken = (code: Redacted.Redacted<string>) =>
+      Effect.gen(function*() {
+        const answer = yield* call(`${endpoints.webUrl}/login/oauth/access_token`, {
+          method: "POST",
+          headers: { accept: "application/json", "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT },
+          body: new URLSearchParams({
+            client_id: clientId,
+            client_secret: Redacted.value(clientSecret),
+            code: Redacted.value(code),
+            redirect_uri: redirectUri
+          }).toString()
+        })
+        if (answer.status < 200 || answer.status > 299) return yield* outage(answer)
+        const json = yield* Schema.decodeUnknown(TokenJson)(answer.json).pipe(
+          Effect.mapError(() => failure("unavailable", "The code host gave an unexpected answer to the code exchange."))
+        )
+        if (json.access_token !== undefined && json.access_token !== "") return Redacted.make(json.access_token)
+        if (json.error === "bad_verification_code") {
+          return yield* failure("code_rejected", "The code host refused the code (expired or already used).")
+        }
+        // A wrong client secret or callback URL is the operator's to fix; the error code holds no secret.
+        yield* Effect.logWarning(`The GitHub OAuth code exchange failed: ${json.error ?? "no token in the answer"}`)
+        return yield* failure("unavailable", "The code host refused this server's OAuth app.")
+      })
+
+    const loginOf = (token: Redacted.Redacted<string>) =>
+      Effect.gen(function*() {
+        const answer = yield* call(`${endpoints.apiUrl}/user`, {
+          headers: {
+            accept: "application/vnd.github+json",
+            authorization: `Bearer ${Redacted.value(token)}`,
+            "user-agent": USER_AGENT,
+            "x-github-api-version": "2022-11-28"
+          }
+        })
+        if (answer.status === 401) return yield* failure("code_rejected", "The code host refused the token it just issued.")
+        if (answer.status !== 200) return yield* outage(answer)
+        const user = yield* Schema.decodeUnknown(UserJson)(answer.json).pipe(
+          Effect.mapError(() => failure("unavailable", "The code host gave an unexpected answer for the user."))
+        )
+        return user.login
+      })
+
+    return {
+      configured: true,
+      authorizeUrl,
+      exchange: (code) => Effect.flatMap(accessToken(code), loginOf)
+    }
+  })
+)

@@ -1,0 +1,79 @@
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
+
+/** Where the code host answers: its REST API and its web pages (repos, owners, the OAuth screens). */
+export interface GithubEndpoints {
+  /** API base without a trailing slash, e.g. `https://api.github.com` or `https://ghe.example/api/v3`. */
+  readonly apiUrl: string
+  /** Web base without a trailing slash, e.g. `https://github.com` or `https://ghe.example`. */
+  readonly webUrl: string
+}
+
+const DEFAULT_API_URL = "https://api.github.com"
+
+/**
+ * The web base that belongs to an API base: `api.github.com` → `github.com`; GitHub Enterprise Server's
+ * `https://host/api/v3` → `https://host`; anything else (a test server) serves both from its own origin.
+ */
+export const webUrlOf = (apiUrl: string): string => {
+  const url = new URL(apiUrl)
+  if (url.hostname.toLowerCase() === "api.github.com") return `${url.protocol}//github.com`
+  const path = url.pathname.replace(/\/+$/, "")
+  const enterprise = /^(.*)\/api\/v3$/i.exec(path)
+  return enterprise ? `${url.origin}${enterprise[1]}` : `${url.origin}${path}`
+}
+
+/** Parses an API base: http(s), no credentials, query or fragment. */
+export const parseApiUrl = (raw: string): Either.Either<GithubEndpoints, string> => {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    return Either.left("GITHUB_API_URL must be a URL like https://api.github.com")
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return Either.left("GITHUB_API_URL must be an http(s) URL")
+  if (url.username || url.password || url.search || url.hash) {
+    return Either.left("GITHUB_API_URL must not carry credentials, a query or a fragment")
+  }
+  const apiUrl = `${url.origin}${url.pathname.replace(/\/+$/, "")}`
+  return Either.right({ apiUrl, webUrl: webUrlOf(apiUrl) })
+}
+
+/** `GITHUB_API_URL` (default `https://api.github.com`); a malformed value stops start-up naming the setting. */
+export const githubEndpoints: Config.Config<GithubEndpoints> = Config.string().pipe(
+  Config.withDefault(DEFAULT_API_URL),
+  Config.mapOrFail((raw) =>
+    parseApiUrl(raw === "" ? DEFAULT_API_URL : raw).pipe(Either.mapLeft((m) => ConfigError.InvalidData([], m)))
+  ),
+  Config.nested("GITHUB_API_URL")
+)
+
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
+  )
+
+/** `GITHUB_TOKEN`: the server's own token for public reads (a higher rate limit); unset is fine. */
+export const githubServerToken: Config.Config<Option.Option<Redacted.Redacted<string>>> = optionalSecret("GITHUB_TOKEN")
+
+export interface OAuthApp {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+}
+
+/**
+ * `GITHUB_CLIENT_ID` + `GITHUB_CLIENT_SECRET`: the OAuth app of the code-host connection. Both unset: the
+ * connection is off. Only one of them set is a mistake that stops start-up, naming the missing one.
+ */
+export const githubOAuthApp: Config.Config<Option.Option<OAuthApp>> = Config.all({
+  clientId: Config.option(Config.string("GITHUB_CLIENT_ID")).pipe(Config.map(Option.filter((s) => s.trim() !== ""))),
+  clientSecret: optionalSecret("GITHUB_CLIENT_SECRET")
+}).pipe(
+  Config.mapOrFail(({ clientId, clientSecret }) => {
+    if (Option.isSome(clientId) && Option.isSome(clientSecret)) {
+      return Either.right(Option.some({ clientId: clientId.value.trim(), clientSecret: clientSecret.value }))
+    }
+    if (Option.isNone(clientId) && Option.isNone(clientSecret)) return Either.right(Option.none())
+    const missing = Option.isNone(clientId) ? "GITHUB_CLIENT_ID" : "GITHUB_CLIENT_SECRET"
+    return Either.left(ConfigError.InvalidData([missing], `${missing} must be set together with the other half of the OAuth app`))
+  })
+)

@@ -1,0 +1,299 @@
+import { describe, expect, it } from "@effect/vitest"
+import { http, HttpResponse } from "msw"
+import { Chunk, Effect, Exit, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { afterAll, afterEach, beforeAll } from "vitest"
+import { RepoRef } from "../../../domain/Ids.js"
+import { CodeHost, type CodeHostError } from "../../../ports/CodeHost.js"
+import { API, CODELOAD, makeFakeGithub } from "./FakeGithub.js"
+import {
+  ARCHIVED,
+  FORK,
+  FREE,
+  githubHost,
+  HEAD,
+  OTHER,
+  OTHER_TOKEN,
+  PRIVATE_TOKEN,
+  SECRET,
+  WIDGET
+} from "./support.js"
+
+const gh = makeFakeGithub([WIDGET, SECRET, OTHER, FORK, ARCHIVED, FREE])
+beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
+afterEach(() => {
+  gh.server.resetHandlers()
+  gh.reset()
+})
+afterAll(() => gh.server.close())
+
+const none = Option.none<Redacted.Redacted<string>>()
+const token = (value: string) => Option.some(Redacted.make(value))
+const widget = { owner: "octo-org", name: "widget" }
+const secret = { owner: "Octo-Org", name: "Secret-Sauce" }
+
+/** Runs with a fresh adapter, so every test starts with an empty cache. */
+const withHost = <A, E>(effect: Effect.Effect<A, E, CodeHost>, layer: Layer.Layer<CodeHost, unknown> = githubHost()) =>
+  Effect.provide(effect, layer)
+
+const failureOf = <A>(effect: Effect.Effect<A, CodeHostError, CodeHost>) =>
+  withHost(Effect.flip(effect))
+
+describe("CodeHostGithub: repositories", () => {
+  it.effect("reads a public repo anonymously, in the host's canonical case, with its head commit", () =>
+    withHost(Effect.gen(function*() {
+      const info = yield* Effect.flatMap(CodeHost, (h) => h.repo(widget, none))
+      expect(info.ref).toEqual(new RepoRef({ owner: "Octo-Org", name: "Widget" }))
+      expect(info).toMatchObject({
+        htmlUrl: "https://github.com/Octo-Org/Widget",
+        isPrivate: false,
+        defaultBranch: "main",
+        headSha: HEAD,
+        description: "A widget library",
+        language: "TypeScript",
+        stars: 42,
+        topics: ["library", "typescript"],
+        license: "MIT"
+      })
+      expect(gh.calls.map((c) => [c.url.pathname, c.authorization])).toEqual([
+        ["/repos/octo-org/widget", null],
+        ["/repos/Octo-Org/Widget/commits/main", null]
+      ])
+    })))
+
+  it.effect("uses the server's GITHUB_TOKEN for public reads when it is set", () =>
+    withHost(
+      Effect.gen(function*() {
+        yield* Effect.flatMap(CodeHost, (h) => h.repo(widget, none))
+        expect(gh.calls.map((c) => c.authorization)).toEqual(["Bearer server-token", "Bearer server-token"])
+      }),
+      githubHost({}, { GITHUB_TOKEN: "server-token" })
+    ))
+
+  it.effect("never lets the server's GITHUB_TOKEN stand in for a seller's token on a private repo", () =>
+    Effect.gen(function*() {
+      gh.put({ owner: "operator", name: "internal", private: true, token: "server-token", sha: HEAD })
+      const e = yield* withHost(
+        Effect.flip(Effect.flatMap(CodeHost, (h) => h.repo({ owner: "operator", name: "internal" }, none))),
+        githubHost({}, { GITHUB_TOKEN: "server-token" })
+      )
+      expect(e.reason).toBe("repo_not_found")
+      // GitHub did show it to the server token: the adapter refused it.
+      expect(gh.calls.map((c) => c.status)).toEqual([200])
+    }))
+
+  it.effect("reads a private repo with its token, sent only as an Authorization header to the API", () =>
+    withHost(Effect.gen(function*() {
+      const info = yield* Effect.flatMap(CodeHost, (h) => h.repo(secret, token(PRIVATE_TOKEN)))
+      expect(info.ref.slug).toBe("Octo-Org/secret-sauce")
+      expect(info.isPrivate).toBe(true)
+      // NOASSERTION is GitHub's "a license we could not identify": no identifier.
+      expect(info.license).toBeNull()
+      for (const call of gh.calls) {
+        expect(call.url.origin).toBe(API)
+        expect(call.authorization).toBe(`Bearer ${PRIVATE_TOKEN}`)
+        expect(call.url.search).not.toContain(PRIVATE_TOKEN)
+      }
+    })))
+
+  it.effect("a private repo without a token is missing-or-private (GitHub answers 404 anonymously)", () =>
+    Effect.gen(function*() {
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(secret, none)))
+      expect(e.reason).toBe("repo_not_found")
+      expect(e.message).toContain("missing or private (add host_pat)")
+    }))
+
+  it.effect("a bad token is token_rejected (401), and the message never holds the token", () =>
+    Effect.gen(function*() {
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(secret, token("github_pat_wrong_123"))))
+      expect(e.reason).toBe("token_rejected")
+      expect(JSON.stringify(e)).not.toContain("github_pat_wrong_123")
+    }))
+
+  it.effect("a valid token without access to the repo is token_lacks_access (404 with a token)", () =>
+    Effect.gen(function*() {
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(secret, token(OTHER_TOKEN))))
+      expect(e.reason).toBe("token_lacks_access")
+    }))
+
+  it.effect("a missing repo is repo_not_found", () =>
+    Effect.gen(function*() {
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo({ owner: "octo-org", name: "nope" }, none)))
+      expect(e.reason).toBe("repo_not_found")
+    }))
+
+  it.effect("a primary rate limit (403, x-ratelimit-remaining: 0) fails at once with the wait until the reset", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_700_000_000_000)
+      gh.setRateLimited({ resetEpochSeconds: 1_700_000_000 + 120 })
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(e.reason).toBe("rate_limited")
+      expect(e.retryAfterSeconds).toBe(120)
+      // Failed fast: one request, no retry, no waiting out the window.
+      expect(gh.calls).toHaveLength(1)
+    }))
+
+  it.effect("a short secondary rate limit is retried once; a long one fails fast with its retry-after", () =>
+    Effect.gen(function*() {
+      let answered = 0
+      const secondary = (retryAfter: string) =>
+        http.get(`${API}/repos/:owner/:repo`, () => {
+          answered++
+          return answered === 1 || retryAfter !== "1"
+            ? HttpResponse.json(
+              { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+              { status: 403, headers: { "retry-after": retryAfter } }
+            )
+            : undefined
+        })
+      gh.server.use(secondary("1"))
+      const ok = yield* withHost(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(ok.ref.slug).toBe("Octo-Org/Widget")
+      expect(answered).toBe(2)
+
+      answered = 0
+      gh.server.use(secondary("600"))
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(e).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 600 })
+      expect(answered).toBe(1)
+    }))
+
+  it.effect("a 5xx is retried once, then unavailable", () =>
+    Effect.gen(function*() {
+      let answered = 0
+      gh.server.use(http.get(`${API}/repos/:owner/:repo`, () => {
+        answered++
+        return HttpResponse.json({ message: "Server Error" }, { status: 502 })
+      }))
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(e.reason).toBe("unavailable")
+      expect(answered).toBe(2)
+    }))
+
+  it.effect("a network failure is unavailable", () =>
+    Effect.gen(function*() {
+      gh.server.use(http.get(`${API}/repos/:owner/:repo`, () => HttpResponse.error()))
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(e.reason).toBe("unavailable")
+    }))
+})
+
+describe("CodeHostGithub: tree", () => {
+  it.effect("maps blobs to files and trees to dirs, leaving submodules out", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const tree = yield* host.tree(yield* host.repo(widget, none), none)
+      expect(tree).toEqual({
+        entries: [
+          { path: "README.md", type: "file", size: 120 },
+          { path: "src", type: "dir", size: null },
+          { path: "src/index.ts", type: "file", size: 10 }
+        ],
+        truncated: false
+      })
+      expect(gh.callsTo("/repos/Octo-Org/Widget/git/trees/")[0]!.url.searchParams.get("recursive")).toBe("1")
+    })))
+
+  it.effect("is truncated when GitHub says so", () =>
+    Effect.gen(function*() {
+      gh.put({ ...WIDGET, treeTruncated: true })
+      const tree = yield* withHost(Effect.flatMap(CodeHost, (h) => Effect.flatMap(h.repo(widget, none), (i) => h.tree(i, none))))
+      expect(tree.truncated).toBe(true)
+      gh.put(WIDGET)
+    }))
+
+  it.effect("is cut at the documented entry limit, and then says so", () =>
+    Effect.gen(function*() {
+      const many = Array.from({ length: 30 }, (_, i) => ({ path: `f${String(i).padStart(2, "0")}.txt`, type: "blob" as const, size: i }))
+      gh.put({ ...WIDGET, tree: many })
+      const tree = yield* withHost(
+        Effect.flatMap(CodeHost, (h) => Effect.flatMap(h.repo(widget, none), (i) => h.tree(i, none))),
+        githubHost({ maxTreeEntries: 25 })
+      )
+      expect(tree.entries).toHaveLength(25)
+      expect(tree.truncated).toBe(true)
+      gh.put(WIDGET)
+    }))
+})
+
+describe("CodeHostGithub: README", () => {
+  it.effect("renders markdown without scripts, event handlers, javascript: links, iframes or styles", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const readme = Option.getOrThrow(yield* host.readme(yield* host.repo(widget, none), none))
+      expect(readme.path).toBe("README.md")
+      expect(readme.markdown).toContain("<script>alert(1)</script>")
+      const html = readme.html
+      expect(html).toContain("<h1>Widget</h1>")
+      for (const banned of ["<script", "alert(1)", "onerror", "onclick", "javascript:", "<iframe", "<style", "display: none", "data:image"]) {
+        expect(html).not.toContain(banned)
+      }
+      // Relative links go to the repo on the code host; relative images to its raw files (https only).
+      expect(html).toContain("href=\"https://github.com/Octo-Org/Widget/blob/main/docs/guide.md\"")
+      expect(html).toContain("src=\"https://github.com/Octo-Org/Widget/raw/main/img/logo.png\"")
+      expect(html).toContain("href=\"https://example.com/\"")
+      expect(html).toContain("href=\"#usage\"")
+      // The README asked for a "readme" of the pinned commit.
+      expect(gh.callsTo("/repos/Octo-Org/Widget/readme")[0]!.url.searchParams.get("ref")).toBe(HEAD)
+    })))
+
+  it.effect("is none when the repo has no README (404)", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const info = yield* host.repo({ owner: "octo-org", name: "free-thing" }, none)
+      expect(yield* host.readme(info, none)).toEqual(Option.none())
+    })))
+})
+
+describe("CodeHostGithub: archive", () => {
+  it.effect("streams the tarball through the redirect to codeload, without forwarding the Authorization header", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const chunks = yield* Stream.runCollect(host.archive(new RepoRef({ owner: "octo-org", name: "secret-sauce" }), HEAD, token(PRIVATE_TOKEN)))
+      const bytes = Buffer.concat(Chunk.toArray(chunks))
+      expect(bytes.equals(Buffer.from(SECRET.tarball!))).toBe(true)
+      expect(Chunk.size(chunks)).toBeGreaterThanOrEqual(1)
+      const [api, codeload] = gh.calls
+      expect(api!.url.href).toBe(`${API}/repos/octo-org/secret-sauce/tarball/${HEAD}`)
+      expect(api!.authorization).toBe(`Bearer ${PRIVATE_TOKEN}`)
+      expect(codeload!.url.origin).toBe(CODELOAD)
+      expect(codeload!.authorization).toBeNull()
+    })))
+
+  it.effect("fails with the host's reason before any byte when the token cannot read the repo", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const exit = yield* Effect.exit(Stream.runDrain(host.archive(new RepoRef({ owner: "octo-org", name: "secret-sauce" }), HEAD, token("github_pat_bad"))))
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("token_rejected")
+    })))
+})
+
+describe("CodeHostGithub: owner index", () => {
+  it.effect("lists the owner's public repos, leaving out forks and archived ones", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const repos = yield* host.ownerRepos("octo-org")
+      expect(repos.map((r) => r.ref.slug).sort()).toEqual(["Octo-Org/Widget", "Octo-Org/free-thing"])
+      const call = gh.calls[0]!
+      expect(call.url.pathname).toBe("/users/octo-org/repos")
+      expect(Object.fromEntries(call.url.searchParams)).toMatchObject({ type: "owner", per_page: "100", page: "1" })
+      expect(host.ownerUrl("Octo-Org")).toBe("https://github.com/Octo-Org")
+    })))
+
+  it.effect("follows pages up to the documented cap", () =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 250; i++) gh.put({ owner: "busy", name: `repo-${i}`, sha: HEAD })
+      const all = yield* withHost(Effect.flatMap(CodeHost, (h) => h.ownerRepos("busy")))
+      expect(all).toHaveLength(250)
+      expect(gh.calls.map((c) => c.url.searchParams.get("page"))).toEqual(["1", "2", "3"])
+      gh.reset()
+      const capped = yield* withHost(Effect.flatMap(CodeHost, (h) => h.ownerRepos("busy")), githubHost({ maxOwnerPages: 2 }))
+      expect(capped).toHaveLength(200)
+      expect(gh.calls).toHaveLength(2)
+    }))
+
+  it.effect("an unknown owner is repo_not_found", () =>
+    Effect.gen(function*() {
+      const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.ownerRepos("no-such-owner")))
+      expect(e.reason).toBe("repo_not_found")
+    }))
+})

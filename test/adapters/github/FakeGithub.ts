@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto"
+import { http, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+
+/**
+ * A fake GitHub for msw: the REST endpoints the adapter uses, answering with the shapes, status codes and
+ * headers of GitHub's REST documentation (404 for a private repo read anonymously, 401 "Bad credentials",
+ * 403 + x-ratelimit-* for a primary rate limit, ETag / 304 for conditional requests, a 302 from the tarball
+ * endpoint to codeload, OAuth errors answered with 200).
+ */
+export const API = "https://api.github.com"
+export const WEB = "https://github.com"
+export const CODELOAD = "https://codeload.github.com"
+
+export interface GhRepo {
+  readonly owner: string
+  readonly name: string
+  readonly private?: boolean
+  /** For a private repo: the one token that can read it. */
+  readonly token?: string
+  readonly description?: string | null
+  readonly language?: string | null
+  readonly stars?: number
+  readonly topics?: ReadonlyArray<string>
+  readonly license?: string | null
+  readonly defaultBranch?: string
+  readonly sha?: string
+  readonly fork?: boolean
+  readonly archived?: boolean
+  readonly tree?: ReadonlyArray<{ readonly path: string; readonly type: "blob" | "tree" | "commit"; readonly size?: number }>
+  readonly treeTruncated?: boolean
+  readonly readme?: { readonly path: string; readonly text: string }
+  /** Tarball bytes served by codeload. */
+  readonly tarball?: Uint8Array
+}
+
+export interface Call {
+  readonly method: string
+  readonly url: URL
+  readonly authorization: string | null
+  readonly ifNoneMatch: string | null
+  readonly status: number
+}
+
+const HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
+
+const etagOf = (body: string) => `W/"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"`
+
+const notFound = () =>
+  HttpResponse.json(
+    { message: "Not Found", documentation_url: "https://docs.github.com/rest", status: "404" },
+    { status: 404 }
+  )
+
+const badCredentials = () =>
+  HttpResponse.json(
+    { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" },
+    { status: 401 }
+  )
+
+const b64lines = (text: string) => (Buffer.from(text, "utf8").toString("base64").match(/.{1,60}/g) ?? []).join("\n") + "\n"
+
+export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
+  const repos = new Map(initial.map((r) => [`${r.owner}/${r.name}`.toLowerCase(), r]))
+  const calls: Array<Call> = []
+  const oauthCodes = new Map<string, string>()
+  const oauthTokens = new Map<string, string>()
+  let rateLimited: { readonly resetEpochSeconds: number } | null = null
+
+  const bearer = (request: Request) => {
+    const header = request.headers.get("authorization")
+    return header === null ? null : header.replace(/^(Bearer|token)\s+/i, "")
+  }
+
+  const record = (request: Request, status: number) => {
+    calls.push({
+      method: request.method,
+      url: new URL(request.url),
+      authorization: request.headers.get("authorization"),
+      ifNoneMatch: request.headers.get("if-none-match"),
+      status
+    })
+  }
+
+  /** Applies GitHub's visibility rules; returns the repo or the answer to send instead. */
+  const visible = (request: Request, owner: string, name: string): GhRepo | Response => {
+    const token = bearer(request)
+    const knownTokens = new Set([...repos.values()].flatMap((r) => (r.token ? [r.token] : [])))
+    if (token !== null && !knownTokens.has(token) && !oauthTokens.has(token) && token !== "server-token") return badCredentials()
+    const repo = repos.get(`${owner}/${name}`.toLowerCase())
+    if (repo === undefined) return notFound()
+    if (repo.private && token !== repo.token) return notFound()
+    return repo
+  }
+
+  /** JSON with an ETag; a matching If-None-Match gets 304 with no body. */
+  const withEtag = (request: Request, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body)
+    const etag = etagOf(text)
+    if (request.headers.get("if-none-match") === etag) return new HttpResponse(null, { status: 304, headers: { etag } })
+    return new HttpResponse(text, { status: 200, headers: { "content-type": "application/json; charset=utf-8", etag, ...headers } })
+  }
+
+  const repoJson = (r: GhRepo) => ({
+    id: 1296269,
+    node_id: "MDEwOlJlcG9zaXRvcnkxMjk2MjY5",
+    name: r.name,
+    full_name: `${r.owner}/${r.name}`,
+    owner: { login: r.owner, id: 1, type: "User" },
+    private: r.private ?? false,
+    html_url: `${WEB}/${r.owner}/${r.name}`,
+    description: r.description ?? null,
+    fork: r.fork ?? false,
+    url: `${API}/repos/${r.owner}/${r.name}`,
+    language: r.language ?? null,
+    stargazers_count: r.stars ?? 0,
+    watchers_count: r.stars ?? 0,
+    topics: r.topics ?? [],
+    archived: r.archived ?? false,
+    disabled: false,
+    visibility: r.private ? "private" : "public",
+    default_branch: r.defaultBranch ?? "main",
+    license: r.license === undefined || r.license === null
+      ? null
+      : { key: r.license.toLowerCase(), name: r.license, spdx_id: r.license, url: null, node_id: "MDc6TGljZW5zZW1pdA==" }
+  })
+
+  /** Wraps a handler: a rate limit answers first when switched on, and every call is recorded. */
+  const guarded = (handler: (info: { request: Request; params: Record<string, string | ReadonlyArray<string> | undefined> }) => Response | Promise<Response>) =>
+    async (info: { request: Request; params: Record<string, string | ReadonlyArray<string> | undefined> }) => {
+      let response: Response
+      if (rateLimited !== null && new URL(info.request.url).origin === API) {
+        response = HttpResponse.json(
+          { message: "API rate limit exceeded for 203.0.113.7.", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api" },
+          {
+            status: 403,
+            headers: {
+              "x-ratelimit-limit": "60",
+              "x-ratelimit-remaining": "0",
+              "x-ratelimit-used": "60",
+              "x-ratelimit-reset": String(rateLimited.resetEpochSeconds),
+              "x-ratelimit-resource": "core"
+            }
+          }
+        )
+      } else {
+        response = await handler(info)
+      }
+      record(info.request, response.status)
+      return response
+    }
+
+  const p = (params: Record<string, string | ReadonlyArray<string> | undefined>, name: string) => String(params[name])
+
+  const handlers = [
+    http.get(`${API}/repos/:owner/:repo`, guarded(({ params, request }) => {
+      const repo = visible(request, p(params, "owner"), p(params, "repo"))
+      return repo instanceof Response ? repo : withEtag(request, repoJson(repo))
+    })),
+    http.get(`${API}/repos/:owner/:repo/commits/:ref`, guarded(({ params, request }) => {
+      const repo = visible(request, p(params, "owner"), p(params, "repo"))
+      if (repo instanceof Response) return repo
+      if (p(params, "ref") !== (repo.defaultBranch ?? "main")) return HttpResponse.json({ message: "No commit found for SHA" }, { status: 422 })
+      const sha = repo.sha ?? HEAD_SHA
+      const etag = `"${sha}"`
+      if (request.headers.get("if-none-match") === etag) return new HttpResponse(null, { status: 304, headers: { etag } })
+      if (request.headers.get("accept") !== "application/vnd.github.sha") return HttpResponse.json({ sha }, { headers: { etag } })
+      return new HttpResponse(sha, { headers: { "content-type": "application/vnd.github.sha; charset=utf-8", etag } })
+    })),
+    http.get(`${API}/repos/:owner/:repo/git/trees/:sha`, guarded(({ params, request }) => {
+      const repo = visible(request, p(params, "owner"), p(params, "repo"))
+      if (repo instanceof Response) return repo
+      const recursive = new URL(request.url).searchParams.get("recursive")
+      const tree = (repo.tree ?? []).filter((e) => recursive !== null || !e.path.includes("/"))
+      return withEtag(request, {
+        sha: p(params, "sha"),
+        url: request.url,
+        tree: tree.map((e) => ({ path: e.path, mode: e.type === "tree" ? "040000" : "100644", type: e.type, sha: HEAD_SHA, ...(e.type === "blob" ? { size: e.size ?? 0 } : {}), url: "" })),
+        truncated: repo.treeTruncated ?? false
+      })
+    })),
+    http.get(`${API}/repos/:owner/:repo/readme`, guarded(({ params, request }) => {
+      const repo = visible(request, p(params, "owner"), p(params, "repo"))
+      if (repo instanceof Response) return repo
+      if (repo.readme === undefined) return notFound()
+      const name = repo.readme.path.split("/").pop()!
+      return withEtag(request, {
+        type: "file",
+        encoding: "base64",
+        size: Buffer.byteLength(repo.readme.text),
+        name,
+        path: repo.readme.path,
+        content: b64lines(repo.readme.text),
+        sha: HEAD_SHA,
+        url: `${API}/repos/${repo.owner}/${repo.name}/contents/${repo.readme.path}`,
+        html_url: `${WEB}/${repo.owner}/${repo.name}/blob/main/${repo.readme.path}`,
+        download_url: `https://raw.githubusercontent.com/${repo.owner}/${repo.name}/main/${repo.readme.path}`
+      })
+    })),
+    http.get(`${API}/repos/:owner/:repo/tarball/:ref`, guarded(({ params, request }) => {
+      const repo = visible(request, p(params, "owner"), p(params, "repo"))
+      if (repo instanceof Response) return repo
+      return new HttpResponse(null, {
+        status: 302,
+        headers: { location: `${CODELOAD}/${repo.owner}/${repo.name}/legacy.tar.gz/${p(params, "ref")}?token=ONE-TIME` }
+      })
+    })),
+    http.get(`${CODELOAD}/:owner/:repo/legacy.tar.gz/:ref`, guarded(({ params }) => {
+      const repo = repos.get(`${p(params, "owner")}/${p(params, "repo")}`.toLowerCase())
+      if (repo?.tarball === undefined) return new HttpResponse("Not Found", { status: 404 })
+      return new HttpResponse(repo.tarball, { headers: { "content-type": "application/x-gzip" } })
+    })),
+    http.get(`${API}/users/:user/repos`, guarded(({ params, request }) => {
+      const user = p(params, "user").toLowerCase()
+      const owned = [...repos.values()].filter((r) => r.owner.toLowerCase() === user && !r.private)
+      if (![...repos.values()].some((r) => r.owner.toLowerCase() === user)) return notFound()
+      const url = new URL(request.url)
+      const perPage = Number(url.searchParams.get("per_page") ?? "30")
+      const page = Number(url.searchParams.get("page") ?? "1")
+      const slice = owned.slice((page - 1) * perPage, page * perPage)
+      const last = Math.max(1, Math.ceil(owned.length / perPage))
+      const link = page < last
+        ? { link: `<${API}/user/1/repos?per_page=${perPage}&page=${page + 1}>; rel="next", <${API}/user/1/repos?per_page=${perPage}&page=${last}>; rel="last"` }
+        : {}
+      return withEtag(request, slice.map(repoJson), link)
+    })),
+    http.post(`${WEB}/login/oauth/access_token`, guarded(async ({ request }) => {
+      const form = new URLSearchParams(await request.text())
+      const login = oauthCodes.get(form.get("code") ?? "")
+      if (form.get("client_secret") !== "oauth-client-secret") {
+        return HttpResponse.json({ error: "incorrect_client_credentials", error_description: "The client_id and/or client_secret passed are incorrect." })
+      }
+      if (login === undefined) {
+        return HttpResponse.json({ error: "bad_verification_code", error_description: "The code passed is incorrect or expired." })
+      }
+      oauthCodes.delete(form.get("code")!)
+      const token = `gho_${createHash("sha256").update(login + Math.random()).digest("hex").slice(0, 36)}`
+      oauthTokens.set(token, login)
+      return HttpResponse.json({ access_token: token, token_type: "bearer", scope: "" })
+    })),
+    http.get(`${API}/user`, guarded(({ request }) => {
+      const login = oauthTokens.get(bearer(request) ?? "")
+      return login === undefined ? badCredentials() : HttpResponse.json({ login, id: 583231, type: "User" })
+    }))
+  ]
+
+  const server = setupServer(...handlers)
+
+  return {
+    server,
+    calls,
+    /** Calls to GitHub's own hosts (not the app under test on loopback). */
+    callsTo: (pathPrefix: string) => calls.filter((c) => c.url.pathname.startsWith(pathPrefix)),
+    put: (repo: GhRepo) => void repos.set(`${repo.owner}/${repo.name}`.toLowerCase(), repo),
+    setRateLimited: (state: { readonly resetEpochSeconds: number } | null) => void (rateLimited = state),
+    /** A code GitHub's authorize page would hand back for this login. */
+    issueCode: (code: string, login: string) => void oauthCodes.set(code, login),
+    reset: () => {
+      calls.length = 0
+      rateLimited = null
+    }
+  }
+}
+
+export type FakeGithub = ReturnType<typeof makeFakeGithub>

@@ -1,0 +1,80 @@
+import { ConfigProvider, Layer } from "effect"
+import { CodeHostGithubWith } from "../../../adapters/github/CodeHostGithub.js"
+import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
+import { API, type GhRepo } from "./FakeGithub.js"
+
+/** Waits shortened so retry paths run in milliseconds; windows and limits stay as in production. */
+export const FAST: Partial<GithubTuning> = { retryBaseMs: 5, secondaryWaitUnitMs: 5 }
+
+export const configOf = (entries: Record<string, string> = {}) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ GITHUB_API_URL: API, ...entries }))))
+
+/** A fresh adapter (and so a fresh cache) over the fake GitHub. */
+export const githubHost = (tuning: Partial<GithubTuning> = {}, config: Record<string, string> = {}) =>
+  CodeHostGithubWith({ ...FAST, ...tuning }).pipe(Layer.provide(configOf(config)))
+
+export const HEAD = "0123456789abcdef0123456789abcdef01234567"
+export const PRIVATE_TOKEN = ["github", "pat", "fake", "private", "0001"].join("_")
+export const OTHER_TOKEN = ["github", "pat", "fake", "other", "0002"].join("_")
+
+/** Bytes that look like nothing in particular, so a mix-up shows. */
+export const tarballBytes = (size: number) => {
+  const bytes = new Uint8Array(size)
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + 7) % 251
+  return bytes
+}
+
+export const WIDGET: GhRepo = {
+  owner: "Octo-Org",
+  name: "Widget",
+  description: "A widget library",
+  language: "TypeScript",
+  stars: 42,
+  topics: ["library", "typescript"],
+  license: "MIT",
+  sha: HEAD,
+  tree: [
+    { path: "README.md", type: "blob", size: 120 },
+    { path: "src", type: "tree" },
+    { path: "src/index.ts", type: "blob", size: 10 },
+    { path: "vendor/lib", type: "commit" }
+  ],
+  readme: {
+    path: "README.md",
+    text: [
+      "# Widget",
+      "",
+      "Hello <script>alert(1)</script> world.",
+      "",
+      "<img src=\"x\" onerror=\"alert(2)\">",
+      "",
+      "[click](javascript:alert(3)) and [docs](docs/guide.md) and [home](https://example.com/)",
+      "",
+      "![logo](img/logo.png) ![inline](data:image/png;base64,AAAA)",
+      "",
+      "<a href=\"#usage\" onclick=\"steal()\">usage</a> <iframe src=\"https://evil.example\"></iframe>",
+      "<style>body { display: none }</style>"
+    ].join("\n")
+  },
+  tarball: tarballBytes(300_000)
+}
+
+export const SECRET: GhRepo = {
+  owner: "Octo-Org",
+  name: "secret-sauce",
+  private: true,
+  token: PRIVATE_TOKEN,
+  description: "Private things",
+  license: "NOASSERTION",
+  sha: HEAD,
+  tree: [{ path: "README.md", type: "blob", size: 8 }],
+  readme: { path: "README.md", text: "# Secret" },
+  tarball: tarballBytes(70_000)
+}
+
+/** A valid token for another repo: GitHub answers 404 to it for this one. */
+export const OTHER: GhRepo = { owner: "someone", name: "elsewhere", private: true, token: OTHER_TOKEN, sha: HEAD }
+
+export const FORK: GhRepo = { owner: "Octo-Org", name: "forked", fork: true, sha: HEAD }
+export const ARCHIVED: GhRepo = { owner: "Octo-Org", name: "old-thing", archived: true, sha: HEAD }
+export const FREE: GhRepo = { owner: "Octo-Org", name: "free-thing", topics: ["cli"], description: "free", sha: HEAD }
