@@ -1,6 +1,15 @@
 import { Context, type Effect, type Option } from "effect"
 import type { AccountId, SaleId } from "../domain/Ids.js"
-import type { Sale } from "../domain/Sale.js"
+import type { Sale, SaleStatus } from "../domain/Sale.js"
+import type { Chain } from "../domain/Wallet.js"
+
+export interface SaleTotal {
+  readonly chain: Chain
+  readonly livemode: boolean
+  /** Atomic USDC units. */
+  readonly amount: bigint
+  readonly count: number
+}
 
 export interface SalePage {
   readonly sales: ReadonlyArray<Sale>
@@ -15,9 +24,11 @@ export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
   readonly update: (sale: Sale) => Effect.Effect<void>
   readonly findById: (id: SaleId) => Effect.Effect<Option.Option<Sale>>
   readonly findByPaymentKey: (key: string) => Effect.Effect<Option.Option<Sale>>
-  /** Newest first. */
+  /** Newest first, optionally only live or test sales, or only sales in one status. */
   readonly listByAccount: (
     accountId: AccountId,
-    options: { readonly livemode?: boolean; readonly cursor?: string; readonly limit: number }
+    options: { readonly livemode?: boolean; readonly status?: SaleStatus; readonly cursor?: string; readonly limit: number }
   ) => Effect.Effect<SalePage>
+  /** Settled money per chain and mode: the dashboard's totals. */
+  readonly settledTotals: (accountId: AccountId) => Effect.Effect<ReadonlyArray<SaleTotal>>
 }>() {}

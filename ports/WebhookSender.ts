@@ -1,18 +1,23 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Redacted } from "effect"
 
 export class WebhookSendError extends Data.TaggedError("WebhookSendError")<{
   readonly reason: "refused_target" | "timeout" | "network"
   readonly message: string
 }> {}
 
-/** POSTs one signed event body; redirects are not followed. */
+/**
+ * POSTs one event body, signed with the account's webhook secret at the given unix time (`X-Service-Signature:
+ * t=<unix>,v1=<hex hmac-sha256 of "<t>.<body>">`). Redirects are not followed; the target's addresses are
+ * checked again when connecting.
+ */
 export class WebhookSender extends Context.Tag("ports/WebhookSender")<WebhookSender, {
   /** Checks a URL before it is saved: scheme and the addresses it resolves to. */
   readonly checkTarget: (url: string) => Effect.Effect<void, WebhookSendError>
   readonly post: (request: {
     readonly url: string
     readonly body: string
-    readonly headers: Readonly<Record<string, string>>
+    readonly secret: Redacted.Redacted<string>
+    readonly timestamp: number
     readonly timeoutMs: number
   }) => Effect.Effect<{ readonly status: number }, WebhookSendError>
 }>() {}

@@ -1,10 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import type { SaleId } from "../../domain/Ids.js"
 import type { Sale } from "../../domain/Sale.js"
-import { SaleLedger } from "../../ports/SaleLedger.js"
+import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 
 /** Cursor: the position after the last sale of a page, as `<createdAt ms>:<id>`. */
-const cursorOf = (sale: Sale) => `${sale.createdAt.getTime()}:${sale.id}`
+const cursorOf = (sale: Sale) => Buffer.from(JSON.stringify([sale.createdAt.getTime(), sale.id])).toString("base64url")
 const newestFirst = (a: Sale, b: Sale) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
 
 export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
@@ -23,15 +23,29 @@ export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
     findById: (id) => Effect.sync(() => Option.fromNullable(sales.get(id))),
     findByPaymentKey: (key) =>
       Effect.sync(() => Option.fromNullable(byKey.get(key)).pipe(Option.flatMapNullable((id) => sales.get(id)))),
-    listByAccount: (accountId, { cursor, limit, livemode }) =>
+    listByAccount: (accountId, { cursor, limit, livemode, status }) =>
       Effect.sync(() => {
         const all = [...sales.values()]
-          .filter((s) => s.accountId === accountId && (livemode === undefined || s.livemode === livemode))
+          .filter((s) =>
+            s.accountId === accountId && (livemode === undefined || s.livemode === livemode) &&
+            (status === undefined || s.status === status)
+          )
           .sort(newestFirst)
         const start = cursor === undefined ? 0 : all.findIndex((s) => cursorOf(s) === cursor) + 1
         const page = all.slice(start, start + limit)
         const more = start + limit < all.length
         return { sales: page, nextCursor: more && page.length > 0 ? cursorOf(page[page.length - 1]!) : null }
+      }),
+    settledTotals: (accountId) =>
+      Effect.sync(() => {
+        const totals = new Map<string, SaleTotal>()
+        for (const s of sales.values()) {
+          if (s.accountId !== accountId || s.status !== "settled") continue
+          const key = `${s.chain}:${s.livemode}`
+          const t = totals.get(key) ?? { chain: s.chain, livemode: s.livemode, amount: 0n, count: 0 }
+          totals.set(key, { ...t, amount: t.amount + s.amount, count: t.count + 1 })
+        }
+        return [...totals.values()]
       })
   }
 })

@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId, SaleId } from "../../domain/Ids.js"
-import type { Sale } from "../../domain/Sale.js"
+import type { Sale, SaleStatus } from "../../domain/Sale.js"
+import type { Chain } from "../../domain/Wallet.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow } from "./SaleRow.js"
 
@@ -31,10 +32,17 @@ export const SaleLedgerSql = Layer.effect(
       Request: SaleFromRow,
       execute: (row) => sql`UPDATE sales SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
     })
-    const page = (accountId: AccountId, livemode: boolean | undefined, after: SaleCursor | undefined, take: number) =>
+    const page = (
+      accountId: AccountId,
+      livemode: boolean | undefined,
+      status: SaleStatus | undefined,
+      after: SaleCursor | undefined,
+      take: number
+    ) =>
       sql`SELECT * FROM sales
           WHERE account_id = ${accountId}
           ${livemode === undefined ? sql`` : sql`AND livemode = ${livemode}`}
+          ${status === undefined ? sql`` : sql`AND status = ${status}`}
           ${after === undefined ? sql`` : sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})`}
           ORDER BY created_at DESC, id DESC
           LIMIT ${take}`
@@ -56,12 +64,12 @@ export const SaleLedgerSql = Layer.effect(
 
     const listByAccount = (
       accountId: AccountId,
-      options: { readonly livemode?: boolean; readonly cursor?: string; readonly limit: number }
+      options: { readonly livemode?: boolean; readonly status?: SaleStatus; readonly cursor?: string; readonly limit: number }
     ) => {
       const limit = Math.max(0, Math.floor(options.limit))
       const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
       // One row more than asked tells whether an older page exists.
-      return page(accountId, options.livemode, after, limit + 1).pipe(
+      return page(accountId, options.livemode, options.status, after, limit + 1).pipe(
         Effect.flatMap(decodeSales),
         Effect.map((rows) => {
           const sales = rows.slice(0, limit)
@@ -77,7 +85,17 @@ export const SaleLedgerSql = Layer.effect(
       update: (sale) => update(sale).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
-      listByAccount
+      listByAccount,
+      settledTotals: (accountId) =>
+        sql<{ chain: string; livemode: boolean; amount: string; count: string }>`
+          SELECT chain, livemode, SUM(amount)::text AS amount, COUNT(*)::text AS count
+          FROM sales WHERE account_id = ${accountId} AND status = 'settled'
+          GROUP BY chain, livemode ORDER BY chain, livemode`.pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({ chain: r.chain as Chain, livemode: r.livemode, amount: BigInt(r.amount), count: Number(r.count) }))
+          ),
+          Effect.orDie
+        )
     }
   })
 )

@@ -1,38 +1,71 @@
-import { Config, Effect, Layer } from "effect"
+import type { LookupAddress } from "node:dns"
+import { lookup as dnsLookup } from "node:dns"
+import { Config, Effect, Layer, Redacted } from "effect"
+import { Agent, fetch } from "undici"
 import { WebhookSender, WebhookSendError } from "../../ports/WebhookSender.js"
-import { checkTarget } from "./TargetPolicy.js"
+import { signatureHeader, SIGNATURE_HEADER } from "./Signature.js"
+import { checkTarget, isForbiddenAddress } from "./TargetPolicy.js"
 
 /**
- * POSTs webhook bodies with fetch: redirects are not followed, each attempt has its own timeout, and the
- * target is checked again right before sending (it may resolve elsewhere than when it was saved).
+ * POSTs webhook bodies. Redirects are not followed; each attempt has its own timeout; and the addresses a
+ * host name resolves to are checked again inside the connection's own DNS lookup, so a name that resolved
+ * to a public address when it was saved cannot be re-pointed at a private one (DNS rebinding).
  */
-export const WebhookSenderHttp = Layer.effect(
+export const WebhookSenderHttp = Layer.scoped(
   WebhookSender,
   Effect.gen(function*() {
     const allowPrivate = yield* Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(Config.withDefault(false))
+    const guardedLookup = (
+      hostname: string,
+      options: object,
+      callback: (err: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
+    ) =>
+      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+        if (err) return callback(err, [])
+        const list = addresses as Array<LookupAddress>
+        if (!allowPrivate && list.some((a) => isForbiddenAddress(a.address))) {
+          return callback(Object.assign(new Error("webhook target resolves to a forbidden address"), { code: "EFORBIDDEN" }), [])
+        }
+        callback(null, list)
+      })
+    const agent = new Agent({ connect: { lookup: guardedLookup as never }, keepAliveTimeout: 10_000 })
+    yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
+
     const check = (url: string) =>
       Effect.flatMap(Effect.promise(() => checkTarget(url, allowPrivate)), (v) =>
         v.ok ? Effect.void : Effect.fail(new WebhookSendError({ reason: "refused_target", message: v.message })))
+
     return {
       checkTarget: check,
-      post: ({ url, body, headers, timeoutMs }) =>
+      post: ({ body, secret, timeoutMs, timestamp, url }) =>
         check(url).pipe(
           Effect.zipRight(Effect.tryPromise({
-            try: (signal) =>
-              fetch(url, {
+            try: async (signal) => {
+              const res = await fetch(url, {
                 method: "POST",
                 body,
-                headers: { "content-type": "application/json", "user-agent": "repomarket-webhooks/1", ...headers },
+                headers: {
+                  "content-type": "application/json",
+                  "user-agent": "repomarket-webhooks/1",
+                  [SIGNATURE_HEADER]: signatureHeader(Redacted.value(secret), timestamp, body)
+                },
                 redirect: "manual",
+                dispatcher: agent,
                 signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-              }).then(async (res) => {
-                await res.body?.cancel().catch(() => undefined)
-                return { status: res.status }
-              }),
-            catch: (e) =>
-              (e as Error)?.name === "TimeoutError"
-                ? new WebhookSendError({ reason: "timeout", message: `no answer within ${timeoutMs} ms` })
-                : new WebhookSendError({ reason: "network", message: "connection failed" })
+              })
+              await res.body?.cancel().catch(() => undefined)
+              return { status: res.status }
+            },
+            catch: (e) => {
+              const error = e as { name?: string; cause?: { code?: string } }
+              if (error?.name === "TimeoutError") {
+                return new WebhookSendError({ reason: "timeout", message: `no answer within ${timeoutMs} ms` })
+              }
+              if (error?.cause?.code === "EFORBIDDEN") {
+                return new WebhookSendError({ reason: "refused_target", message: "target resolves to a forbidden address" })
+              }
+              return new WebhookSendError({ reason: "network", message: "connection failed" })
+            }
           }))
         )
     }

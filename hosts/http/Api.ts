@@ -94,6 +94,25 @@ export class AccountGroup extends HttpApiGroup.make("account")
   .middleware(Authentication)
 {}
 
+export class SalesGroup extends HttpApiGroup.make("sales")
+  .add(
+    HttpApiEndpoint.get("listSales", "/my/sales")
+      .setUrlParams(S.SalesQuery)
+      .addSuccess(S.SalesPage)
+      .addError(P.InvalidInput)
+      .annotate(OpenApi.Summary, "The sales ledger: settled sales, newest first, with webhook status and totals per chain")
+      .annotate(OpenApi.Description, "Cursor pagination (`next_cursor`), `livemode=true|false` to show live or test sales only, `limit` 1-100 (default 25).")
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", "/my/sales/:id/redeliver")
+      .setPath(S.SalePath)
+      .addSuccess(S.Redelivery, { status: 202 })
+      .addError(P.NotFound)
+      .annotate(OpenApi.Summary, "Send a sale's sale.settled event again (fresh timestamp, fresh retry window)")
+  )
+  .middleware(Authentication)
+{}
+
 export class ListingsGroup extends HttpApiGroup.make("listings")
   .add(
     HttpApiEndpoint.patch("updateListing", "/repos/:owner/:repo")
@@ -210,6 +229,7 @@ export class Api extends HttpApi.make("repomarket")
   .add(AccountGroup)
   .add(ListingCreateGroup)
   .add(ListingsGroup)
+  .add(SalesGroup)
   .add(PagesGroup)
   .add(CheckoutGroup)
   .addError(P.InvalidInput)

@@ -6,6 +6,8 @@ import { HostConnection } from "../../domain/usecases/HostConnection.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
+import { Dashboard } from "../../domain/usecases/Dashboard.js"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { AccountStoreMemory } from "../../adapters/memory/AccountStoreMemory.js"
 import { CredentialStoreMemory } from "../../adapters/memory/CredentialStoreMemory.js"
 import { ListingStoreMemory } from "../../adapters/memory/ListingStoreMemory.js"
@@ -25,6 +27,7 @@ import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
 import { CheckoutHandlers } from "./handlers/CheckoutHandlers.js"
 import { PagesHandlers } from "./handlers/PageHandlers.js"
+import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { openApiDocument } from "./OpenApiDoc.js"
 import { verifyPage } from "./pages/VerifyPage.js"
@@ -43,12 +46,29 @@ export const StorageMemory = Layer.mergeAll(
 )
 
 /** The use cases over whatever ports the host provides. */
-export const UseCasesLive = Layer.mergeAll(Auth.Default, Accounts.Default, Storefront.Default, Purchases.Default, HostConnection.Default).pipe(
+export const UseCasesLive = Layer.mergeAll(
+  Auth.Default,
+  Accounts.Default,
+  Storefront.Default,
+  Purchases.Default,
+  HostConnection.Default,
+  Dashboard.Default,
+  Webhooks.Default
+).pipe(
   Layer.provideMerge(Listings.Default)
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([AuthHandlers, KeysHandlers, AccountHandlers, ListingCreateHandlers, ListingsHandlers, PagesHandlers, CheckoutHandlers]),
+  Layer.provide([
+    AuthHandlers,
+    KeysHandlers,
+    AccountHandlers,
+    ListingCreateHandlers,
+    ListingsHandlers,
+    SalesHandlers,
+    PagesHandlers,
+    CheckoutHandlers
+  ]),
   Layer.provide([AuthenticationLive, OptionalAuthenticationLive])
 )
 

@@ -172,3 +172,42 @@ export const RepoPath = Schema.Struct({ owner: bounded(100), repo: bounded(200) 
 export const OwnerPath = Schema.Struct({ owner: bounded(100) })
 export const KeyPath = Schema.Struct({ id: bounded(64) })
 export const CheckoutPath = Schema.Struct({ id: bounded(64) })
+
+export const SalesQuery = Schema.Struct({
+  livemode: Schema.optional(Schema.Literal("true", "false")),
+  cursor: Schema.optional(bounded(200)),
+  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)))
+})
+
+export const SaleView = Schema.Struct({
+  id: Schema.String,
+  repo: Schema.String,
+  amount_usd: Schema.String,
+  amount: Schema.String.annotations({ description: "USDC atomic units (6 decimals)" }),
+  network: Schema.String,
+  asset: Schema.String,
+  payer: Schema.String,
+  transaction: Schema.NullOr(Schema.String),
+  settled_at: Schema.String,
+  livemode: Schema.Boolean,
+  webhook: Schema.Struct({
+    status: Schema.Literal("none", "pending", "delivered", "failed", "cancelled"),
+    attempts: Schema.Int,
+    last_error: Schema.NullOr(Schema.String)
+  })
+})
+
+export const SalesPage = Schema.Struct({
+  sales: Schema.Array(SaleView),
+  next_cursor: Schema.NullOr(Schema.String),
+  totals: Schema.Array(Schema.Struct({
+    chain: Schema.Literal("base", "solana"),
+    livemode: Schema.Boolean,
+    amount_usd: Schema.String,
+    amount: Schema.String,
+    count: Schema.Int
+  }))
+})
+
+export const Redelivery = Schema.Struct({ event_id: Schema.String, status: Schema.Literal("pending") })
+export const SalePath = Schema.Struct({ id: bounded(64) })

@@ -1,7 +1,9 @@
 import { createServer } from "node:http"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { HttpLive } from "./AppLayer.js"
+import { DeliveryWorkerLive } from "./DeliveryWorker.js"
 import { DefaultPorts } from "./DefaultPorts.js"
 import { port } from "./Settings.js"
 
@@ -9,7 +11,8 @@ const ServerLive = Layer.unwrapEffect(
   Effect.map(port, (p) => NodeHttpServer.layer(createServer, { port: p }))
 )
 
-HttpLive.pipe(
+// The server, plus the webhook delivery worker that drains the outbox beside it.
+Layer.merge(HttpLive, DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default))).pipe(
   Layer.provide(ServerLive),
   Layer.provide(DefaultPorts),
   Layer.launch,
