@@ -64,5 +64,8 @@ export const categorize = (repo: {
   for (const [category, keywords] of KEYWORDS) if (keywords.some((k) => topics.has(k))) return category
   const described = new Set(words(repo.description ?? ""))
   for (const [category, keywords] of KEYWORDS) if (keywords.some((k) => described.has(k))) return category
-  return (repo.language && LANGUAGES[repo.language.toLowerCase()]) || (repo.language ? "library" : "other")
+  const language = repo.language?.toLowerCase()
+  // Own keys only: a language named "constructor" must not reach Object.prototype.
+  if (language !== undefined && Object.hasOwn(LANGUAGES, language)) return LANGUAGES[language]!
+  return language ? "library" : "other"
 }

@@ -9,7 +9,7 @@ export const normalizeEmail = (input: string): Either.Either<string, string> => 
   if (at < 1 || at !== email.indexOf("@")) return Either.left(problem)
   const local = email.slice(0, at)
   const domain = email.slice(at + 1)
-  if (local.length > 64 || /[\s<>()[\]\\,;:"]/.test(local)) return Either.left(problem)
+  if (local.length > 64 || /[\s<>()[\]\\,;:"\u0000-\u001f\u007f-\u009f]/.test(local)) return Either.left(problem)
   if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/.test(domain)) {
     return Either.left(problem)
   }

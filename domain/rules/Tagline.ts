@@ -15,5 +15,9 @@ export const validateTagline = (input: string): Either.Either<string, string> =>
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(input)) {
     return Either.left("must be one line of plain text without line breaks or control characters")
   }
+  // A lone surrogate is not text: it could not be stored "as given" (databases replace it).
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(input)) {
+    return Either.left("must be valid Unicode text")
+  }
   return Either.right(input)
 }

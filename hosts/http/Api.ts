@@ -214,7 +214,7 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .add(checkoutEndpoint("testCheckout", "/checkout/:id/test", "The same checkout on test networks with simulated money"))
   .add(
     HttpApiEndpoint.get("download", "/downloads/:token")
-      .setPath(Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(200)) }))
+      .setPath(S.DownloadPath)
       .addSuccess(Goods)
       .addError(P.NotFound)
       .addError(P.ReceiptExpired)

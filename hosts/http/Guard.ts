@@ -1,10 +1,30 @@
-import { HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
 
 /** Request bodies are JSON and at most 64 KiB (DECISIONS.md). */
 export const MAX_BODY_BYTES = 64 * 1024
+
+/** The most the guard reads of a body before giving up on the request. */
+const READ_CAP_BYTES = 1024 * 1024
+
+/** No request of this API nests deeper than a few levels; deep nesting only costs (and crashes) decoders. */
+const MAX_JSON_DEPTH = 256
+
+/** Nesting depth of a parsed JSON value, without recursion. */
+const depthOf = (value: unknown): number => {
+  let max = 0
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!
+    if (v === null || typeof v !== "object") continue
+    max = Math.max(max, d)
+    if (max > MAX_JSON_DEPTH) return max
+    for (const child of Object.values(v as object)) stack.push([child, d + 1])
+  }
+  return max
+}
 
 /** Paths whose HTML forms post `application/x-www-form-urlencoded` (the sign-in page's button). */
 const FORM_PATHS = new Set(["/auth/verify"])
@@ -28,23 +48,29 @@ const checkBody = Effect.gen(function*() {
   if (!HttpMethod.hasBody(req.method)) return Option.none()
   const declared = Number(req.headers["content-length"] ?? "0")
   if (declared > MAX_BODY_BYTES) return Option.some(tooLarge())
-  // Read under the server's own cap (10 MiB) and judge our limit here: the platform destroys the socket
-  // when its limit trips, which would leave a chunked oversized request with no 413 at all.
-  const text = yield* Effect.either(req.text)
+  // Read under a cap of our own and judge the 64 KiB limit here: past the platform's cap it destroys the
+  // socket (no answer at all), so the cap sits well above our limit and a 64 KiB-1 MiB body still gets its
+  // 413. Anything larger is cut off rather than buffered.
+  const text = yield* Effect.either(req.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(READ_CAP_BYTES))))
   if (text._tag === "Left" || Buffer.byteLength(text.right) > MAX_BODY_BYTES) return Option.some(tooLarge())
   if (text.right.length === 0) return Option.none()
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
   const path = new URL(req.url, "http://x").pathname
   if (type === "application/x-www-form-urlencoded" && FORM_PATHS.has(path)) return Option.none()
-  if (type !== "application/json" && !type.endsWith("+json")) {
+  // Exactly application/json: the API's decoder parses nothing else (a `+json` type would never be read).
+  if (type !== "application/json") {
     return Option.some(problemResponse(problemBody(415, "unsupported_media_type", "Unsupported media type", "Send the body as application/json.")))
   }
+  let parsed: unknown
   try {
-    JSON.parse(text.right)
-    return Option.none()
+    parsed = JSON.parse(text.right)
   } catch {
     return Option.some(problemResponse(problemBody(400, "malformed_json", "Malformed JSON", "The request body is not valid JSON.")))
   }
+  if (depthOf(parsed) > MAX_JSON_DEPTH) {
+    return Option.some(problemResponse(problemBody(400, "malformed_json", "JSON nested too deeply", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)))
+  }
+  return Option.none()
 })
 
 interface DecodeIssue {
@@ -72,8 +98,10 @@ const asProblem = (body: unknown): ProblemJson | null => {
         message: i.path.some((p: PropertyKey) => SECRET_FIELDS.has(String(p))) ? SECRET_FIELD_MESSAGE : i.message
       }
   )
-  // A union reports one issue per member; once messages are redacted several may read the same.
-  const errors = all.filter((e, n) => all.findIndex((o) => o.field === e.field && o.message === e.message) === n)
+  // A union reports one issue per member: an optional field's "Expected undefined" member says nothing
+  // useful beside the real one, and once messages are redacted several may read the same.
+  const useful = all.filter((e) => !(/^Expected undefined, actual/.test(e.message) && all.some((o) => o.field === e.field && o !== e)))
+  const errors = useful.filter((e, n) => useful.findIndex((o) => o.field === e.field && o.message === e.message) === n)
   const detail = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : "Several fields are invalid."
   return { ...problemBody(400, "invalid_request", "The request is invalid", detail), errors }
 }

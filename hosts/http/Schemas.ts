@@ -5,7 +5,7 @@ import { CATEGORIES } from "../../domain/rules/Category.js"
  * Request and response bodies as the contract names their fields (snake_case). Requests reject unknown
  * fields so a typo (`wallet_bse`) is a 400, not a silent no-op; limits keep absurd input out early.
  */
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
+const strict = { parseOptions: { onExcessProperty: "error" as const, errors: "all" as const } }
 const bounded = (max: number) => Schema.String.pipe(Schema.maxLength(max))
 const Redacted = (max: number) => Schema.Redacted(bounded(max))
 
@@ -168,10 +168,13 @@ export const RepoPage = Schema.Struct({
   how_to_buy: Schema.String
 })
 
-export const RepoPath = Schema.Struct({ owner: bounded(100), repo: bounded(200) })
-export const OwnerPath = Schema.Struct({ owner: bounded(100) })
-export const KeyPath = Schema.Struct({ id: bounded(64) })
-export const CheckoutPath = Schema.Struct({ id: bounded(64) })
+/** Path segments are printable ASCII: names and ids never hold anything else, and a NUL never reaches storage. */
+const segment = (max: number) =>
+  bounded(max).pipe(Schema.pattern(/^[\x21-\x7e]+$/, { message: () => "must be printable ASCII without spaces" }))
+export const RepoPath = Schema.Struct({ owner: segment(100), repo: segment(200) })
+export const OwnerPath = Schema.Struct({ owner: segment(100) })
+export const KeyPath = Schema.Struct({ id: segment(64) })
+export const CheckoutPath = Schema.Struct({ id: segment(64) })
 
 export const SalesQuery = Schema.Struct({
   livemode: Schema.optional(Schema.Literal("true", "false")),
@@ -210,4 +213,5 @@ export const SalesPage = Schema.Struct({
 })
 
 export const Redelivery = Schema.Struct({ event_id: Schema.String, status: Schema.Literal("pending") })
-export const SalePath = Schema.Struct({ id: bounded(64) })
+export const SalePath = Schema.Struct({ id: segment(64) })
+export const DownloadPath = Schema.Struct({ token: segment(200) })

@@ -9,7 +9,7 @@ export const AuthenticationLive = Layer.effect(
   Effect.map(Auth, (auth) => ({ bearer: (token: Redacted.Redacted<string>) => auth.authenticate(token) }))
 )
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+const BEARER = /^Bearer (\S+)$/i
 
 export const OptionalAuthenticationLive = Layer.effect(
   OptionalAuthentication,
