@@ -185,11 +185,28 @@ export const FacilitatorUrl: Config.Config<Option.Option<string>> = Config.optio
   )
 ).pipe(Config.map(Option.flatten))
 
+/**
+ * `X402_FACILITATOR_TIMEOUT_MS`: one limit for every facilitator call in place of the defaults above (verify
+ * 10 s, settle 30 s); unset keeps them. For facilitators known to be slower or faster, and for tests.
+ */
+export const FacilitatorTimeoutMs: Config.Config<Option.Option<number>> = Config.option(
+  Config.integer("X402_FACILITATOR_TIMEOUT_MS").pipe(
+    Config.validate({ message: "must be a whole number of milliseconds from 1 to 600000", validation: (ms) => ms >= 1 && ms <= 600_000 })
+  )
+)
+
 /** The live facilitator the operator configured, if any. */
 export const facilitatorHttpFromConfig: Effect.Effect<Option.Option<FacilitatorHttp>, ConfigError.ConfigError> = Effect.flatMap(
-  FacilitatorUrl,
-  Option.match({
-    onNone: () => Effect.succeedNone,
-    onSome: (url) => Effect.map(makeFacilitatorHttp(url), Option.some)
-  })
+  Config.all([FacilitatorUrl, FacilitatorTimeoutMs]),
+  ([url, timeoutMs]) =>
+    Option.match(url, {
+      onNone: () => Effect.succeedNone,
+      onSome: (u) => {
+        const timeouts = Option.match(timeoutMs, {
+          onNone: () => ({}),
+          onSome: (ms) => ({ verifyMs: ms, settleMs: ms, supportedMs: ms })
+        })
+        return Effect.map(makeFacilitatorHttp(u, timeouts), Option.some)
+      }
+    })
 )

@@ -60,6 +60,32 @@ const requirementProblem = (
   return undefined
 }
 
+type Eip712Domain = Parameters<typeof verifyEip3009Signature>[1]
+
+/*
+ * Recovering an EIP-712 signer is pure-JS secp256k1 (~3 ms of CPU here) and a purchase asks twice: verify,
+ * then settle verifies again. Whether a signature is valid is a pure function of (domain, authorization,
+ * signature), so a verdict already reached in this process is reused; nonce, balance and time checks still
+ * run every time. Bounded: the oldest verdicts are dropped first.
+ */
+const SIGNATURE_MEMO_SIZE = 4096
+const signatureMemo = new Map<string, boolean>()
+
+const signatureValid = (payment: Eip3009Payment, domain: Eip712Domain): Promise<boolean> => {
+  const a = payment.authorization
+  const key = JSON.stringify([
+    domain.chainId, domain.verifyingContract, domain.name, domain.version,
+    a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, payment.signature
+  ].map(String))
+  const known = signatureMemo.get(key)
+  if (known !== undefined) return Promise.resolve(known)
+  return verifyEip3009Signature(payment, domain).then((valid) => {
+    if (signatureMemo.size >= SIGNATURE_MEMO_SIZE) signatureMemo.delete(signatureMemo.keys().next().value!)
+    signatureMemo.set(key, valid)
+    return valid
+  })
+}
+
 const verifyParsed = (
   ledger: SimulatedLedger,
   payment: Eip3009Payment,
@@ -73,7 +99,7 @@ const verifyParsed = (
     const problem = requirementProblem(payment, submitted, requirement, usdc, nowSeconds)
     if (problem !== undefined) return invalid(problem, payer)
     const signed = yield* Effect.promise(() =>
-      verifyEip3009Signature(payment, {
+      signatureValid(payment, {
         name: requirement.extra["name"]!,
         version: requirement.extra["version"]!,
         chainId: evmChainId(requirement.network)!,

@@ -137,7 +137,9 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         body = host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
       } else {
         const info = yield* host.repo({ owner, name }, token).pipe(Effect.mapError(cannotDeliver))
-        const tree = yield* host.tree(info, token).pipe(Effect.mapError(cannotDeliver))
+        // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
+        const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
+        const tree = yield* host.tree(pinned, token).pipe(Effect.mapError(cannotDeliver))
         body = packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
       }
       return { sale, settlement, filename, body, receipt } satisfies Goods

@@ -48,12 +48,17 @@ export const SOLANA_WALLET_2 = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 export interface TestAppOptions {
   readonly repos?: ReadonlyArray<FakeRepo>
   readonly storage?: Layer.Layer<StoragePorts, unknown>
-  /** Settings for config-driven adapters, e.g. `X402_FACILITATOR_URL` for the live checkout. */
+  /**
+   * Settings for config-driven adapters, e.g. `X402_FACILITATOR_URL` for the live checkout, or
+   * `WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true"` for webhook receivers on loopback. Unset: the defaults (the
+   * webhook sender refuses private and loopback targets).
+   */
   readonly config?: Readonly<Record<string, string>>
 }
 
-export const testPorts = (options: TestAppOptions = {}) =>
-  Layer.mergeAll(
+export const testPorts = (options: TestAppOptions = {}) => {
+  const config = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {}))))
+  return Layer.mergeAll(
     options.storage ?? StorageMemory,
     CodeHostMemory(options.repos ?? DEFAULT_REPOS),
     // No OAuth app: the code-host connection answers 503 not_configured, as a server without one does.
@@ -62,11 +67,12 @@ export const testPorts = (options: TestAppOptions = {}) =>
     SecretBoxTest,
     MailerMemory,
     RateLimiterMemory,
-    WebhookSenderHttp.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))),
+    WebhookSenderHttp.pipe(Layer.provide(config)),
     Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }),
-    PaymentFacilitatorLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {})))))),
+    PaymentFacilitatorLive.pipe(Layer.provide(config)),
     PackagerTarGz
   )
+}
 
 /**
  * The whole HTTP application on a random loopback port, with an HttpClient pointed at it.

@@ -229,6 +229,23 @@ describe("facilitatorHttpFromConfig", () => {
       expect(bodies).toHaveLength(1)
     }))
 
+  it.effect("X402_FACILITATOR_TIMEOUT_MS limits every call; a malformed one fails start-up naming it", () =>
+    Effect.gen(function*() {
+      answer("settle", async () => {
+        await delay("infinite")
+        return HttpResponse.json({ success: true, transaction: TX, network: "eip155:84532" })
+      })
+      const live = Option.getOrThrow(yield* fromEnv({ X402_FACILITATOR_URL: URL_, X402_FACILITATOR_TIMEOUT_MS: "100" }))
+      expect(yield* Effect.flip(live.facilitator.settle(paymentV2, baseSepolia))).toMatchObject({
+        reason: "timeout",
+        message: "facilitator settle gave no answer within 100 ms"
+      })
+      for (const bad of ["0", "-5", "1.5", "soon", "600001"]) {
+        const text = String(yield* Effect.flip(fromEnv({ X402_FACILITATOR_URL: URL_, X402_FACILITATOR_TIMEOUT_MS: bad })))
+        expect(text, bad).toContain("X402_FACILITATOR_TIMEOUT_MS")
+      }
+    }))
+
   it.effect("fails start-up naming X402_FACILITATOR_URL, without echoing it, when it is malformed", () =>
     Effect.gen(function*() {
       for (const bad of ["not a url", "ftp://facilitator.test", "https://user:hunter2@facilitator.test", "https://facilitator.test/?key=hunter2"]) {
