@@ -61,6 +61,13 @@ export interface Goods {
   readonly receipt: string
 }
 
+/**
+ * How long the same payment, presented again, still gets its goods. A settled payment's data becomes public
+ * on chain, so replays cannot be an open-ended key to the goods: after this window the buyer uses the
+ * receipt link, which only the buyer was given.
+ */
+export const REPLAY_WINDOW_MS = 10 * 60 * 1000
+
 /** How long a second copy of a payment waits for the first to finish settling. */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("35 seconds"))
 
@@ -165,6 +172,9 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         if (sale.status === "pending") {
           return yield* new PaymentsUnavailable({ detail: "This payment is still being settled; present it again shortly." })
         }
+      }
+      if (sale.status === "settled" && sale.settledAt !== null && (yield* now).getTime() - sale.settledAt.getTime() > REPLAY_WINDOW_MS) {
+        return yield* new PaymentRejected({ reason: "payment_already_used", detail: "This payment was already used; download it again with the receipt link (Link rel=\"receipt\") of the first response." })
       }
       if (sale.status === "failed") {
         return yield* new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })

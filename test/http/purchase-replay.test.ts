@@ -9,6 +9,7 @@ import {
   b64,
   bytesOf,
   challenge,
+  ClockSkew,
   expectGoods,
   expectProblemResponse,
   expectTestGoods,
@@ -82,6 +83,29 @@ layer(CountedApp(), REAL_TIME)("a replayed payment", (it) => {
       expect(receiptOf(second)).toBe(receiptOf(first))
       expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled", transaction: receipt.transaction })
       expect(counts.settle).toBe(1)
+    }))
+})
+
+// A layer of its own: each layer's fake code host lists the widget once.
+layer(CountedApp(), REAL_TIME)("the replay window", (it) => {
+  it.effect("after the replay window the payment is no key to the goods: 402, and the receipt link still works", () =>
+    Effect.gen(function*() {
+      yield* resetCounts
+      const seller = yield* sell("replay-window@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
+      const { required } = yield* challenge(seller.test)
+      const signature = yield* signEvm(newBuyer(), required, acceptedOf(required, SEPOLIA))
+      const first = yield* payWith(seller.test, signature)
+      const firstBytes = yield* expectGoods(first)
+
+      // Settled payments are public on chain; past the window they must not unlock the goods again.
+      yield* Effect.flatMap(ClockSkew, (c) => c.advance(Duration.minutes(11)))
+      const late = yield* payWith(seller.test, signature)
+      expect(late.status).toBe(402)
+      expect(JSON.parse(yield* Effect.promise(() => late.text())).error).toBe("payment_already_used")
+      const again = yield* get(yield* local(receiptOf(first)))
+      expect((yield* expectGoods(again)).equals(firstBytes)).toBe(true)
+      expect(counts.settle).toBe(1)
+      expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled" })
     }))
 })
 
