@@ -35,4 +35,6 @@ export { SecretBox } from "./ports/SecretBox.js"
 export { Transactor } from "./ports/Transactor.js"
 export { WebhookSender } from "./ports/WebhookSender.js"
 export { Api } from "./hosts/http/Api.js"
+/** For receivers of `sale.settled`: checks `X-Service-Signature` against the raw body and the webhook secret. */
+export { verifyWebhookSignature } from "./adapters/webhook/Signature.js"
 export { AppLive, HttpLive, StorageMemory, UseCasesLive } from "./hosts/http/AppLayer.js"

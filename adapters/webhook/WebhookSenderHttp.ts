@@ -31,9 +31,12 @@ export const WebhookSenderHttp = Layer.scoped(
     const agent = new Agent({ connect: { lookup: guardedLookup as never }, keepAliveTimeout: 10_000 })
     yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
 
+    // Bounded, so a slow resolver cannot stretch an attempt past its outbox lease.
     const check = (url: string) =>
       Effect.flatMap(Effect.promise(() => checkTarget(url, allowPrivate)), (v) =>
-        v.ok ? Effect.void : Effect.fail(new WebhookSendError({ reason: "refused_target", message: v.message })))
+        v.ok ? Effect.void : Effect.fail(new WebhookSendError({ reason: "refused_target", message: v.message }))).pipe(
+        Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new WebhookSendError({ reason: "timeout", message: "the target's name did not resolve in time" }) })
+      )
 
     return {
       checkTarget: check,

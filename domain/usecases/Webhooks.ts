@@ -13,9 +13,11 @@ import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { WebhookSender } from "../../ports/WebhookSender.js"
 
-/** How many events one pass claims, and how many it sends at once. */
+/**
+ * How many events one pass claims. All of them are sent at once: an event claimed but left waiting for a free
+ * slot could outlive its lease (a slow receiver, several rounds of 5 s) and be sent by another worker too.
+ */
 const BATCH = 64
-const PARALLEL = 16
 /** A claim outlives the longest attempt, so no other worker takes an event that is being sent. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000
 
@@ -69,7 +71,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
     const deliverDue = Effect.fn("Webhooks.deliverDue")(function*() {
       const at = yield* now
       const due = yield* outbox.claimDue(at, BATCH, new Date(at.getTime() + LEASE_MS))
-      yield* Effect.forEach(due, attempt, { concurrency: PARALLEL, discard: true })
+      yield* Effect.forEach(due, attempt, { concurrency: "unbounded", discard: true })
       return due.length
     })
 
