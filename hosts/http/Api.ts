@@ -160,6 +160,7 @@ export class PagesGroup extends HttpApiGroup.make("pages")
       .addError(P.NotFound)
       .addError(P.HostUnavailable)
       .annotate(OpenApi.Summary, "An owner's storefront")
+      .annotate(OpenApi.Description, "JSON unless the Accept header prefers text/html: then the same page as HTML for browsers.")
   )
   .add(
     HttpApiEndpoint.get("repoPage", "/r/:owner/:repo")
@@ -168,6 +169,7 @@ export class PagesGroup extends HttpApiGroup.make("pages")
       .addError(P.NotFound)
       .addError(P.HostUnavailable)
       .annotate(OpenApi.Summary, "A listing's free preview: tree, README, price and checkout")
+      .annotate(OpenApi.Description, "JSON unless the Accept header prefers text/html: then the same page as HTML for browsers.")
   )
 {}
 

@@ -30,6 +30,8 @@ import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { openApiDocument } from "./OpenApiDoc.js"
+import { PageRoutesLive } from "./pages/PageRoutes.js"
+import { PageSessions } from "./pages/Session.js"
 import { verifyPage } from "./pages/VerifyPage.js"
 
 /** The storage ports, whatever their technology. */
@@ -82,9 +84,10 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
   })
 )
 
-/** The HTTP application: API, routes and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
+/** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
   Layer.provideMerge(ApiLive),
+  Layer.provide(PageSessions.Default),
   Layer.provide(UseCasesLive)
 )
 

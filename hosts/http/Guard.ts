@@ -26,8 +26,9 @@ const depthOf = (value: unknown): number => {
   return max
 }
 
-/** Paths whose HTML forms post `application/x-www-form-urlencoded` (the sign-in page's button). */
-const FORM_PATHS = new Set(["/auth/verify"])
+/** Paths whose HTML forms post `application/x-www-form-urlencoded`: the sign-in pages and the dashboard's actions. */
+const FORM_PATHS = new Set(["/auth/verify", "/signin", "/signout"])
+const isFormPath = (path: string) => FORM_PATHS.has(path) || path.startsWith("/dashboard/")
 
 export const problemResponse = (problem: ProblemJson, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(problem, {
@@ -56,7 +57,7 @@ const checkBody = Effect.gen(function*() {
   if (text.right.length === 0) return Option.none()
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
   const path = new URL(req.url, "http://x").pathname
-  if (type === "application/x-www-form-urlencoded" && FORM_PATHS.has(path)) return Option.none()
+  if (type === "application/x-www-form-urlencoded" && isFormPath(path)) return Option.none()
   // Exactly application/json: the API's decoder parses nothing else (a `+json` type would never be read).
   if (type !== "application/json") {
     return Option.some(problemResponse(problemBody(415, "unsupported_media_type", "Unsupported media type", "Send the body as application/json.")))

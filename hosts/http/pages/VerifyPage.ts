@@ -1,23 +1,17 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { escapeHtml, page, PAGE_CSP } from "./Html.js"
+import { html, htmlResponse, layout } from "./Html.js"
 
 /**
  * `GET /auth/verify?token=…`: the page the emailed link opens. It never consumes the token (mail
- * scanners pre-open links); its button POSTs the token to `/auth/verify`.
+ * scanners pre-open links); its button POSTs the token to `/auth/verify`, which sets the session cookie.
+ * No referrer leaves this page: its URL holds the token.
  */
 export const verifyPage = Effect.map(HttpServerRequest.HttpServerRequest, (req) => {
   const token = new URL(req.url, "http://x").searchParams.get("token") ?? ""
-  const body = token === ""
-    ? `<h1>Sign-in link incomplete</h1><p>This link has no token. Open the whole link from the email, or ask for a new one.</p>`
-    : `<h1>Sign in to repomarket</h1><p>Press the button to finish signing in. The link works once and for 15 minutes.</p>
-<form method="post" action="/auth/verify"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit">Sign in</button></form>`
-  return HttpServerResponse.html(page("Sign in", body)).pipe(
-    HttpServerResponse.setHeaders({
-      "content-security-policy": PAGE_CSP,
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "x-content-type-options": "nosniff"
-    })
-  )
+  const main = token === ""
+    ? html`<h1>Sign-in link incomplete</h1><p>This link has no token. Open the whole link from the email, or <a href="/signin">ask for a new one</a>.</p>`
+    : html`<h1>Sign in to repomarket</h1><p>Press the button to finish signing in. The link works once and for 15 minutes.</p>
+<form method="post" action="/auth/verify"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`
+  return htmlResponse(layout({ title: "Sign in", main }), { referrer: "no-referrer" })
 })

@@ -1,0 +1,42 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { copyJs, siteCss } from "./Assets.js"
+import { dashboardRoutes } from "./DashboardRoutes.js"
+import { internalErrorPage } from "./ErrorPage.js"
+import { signInRoutes } from "./SignInPage.js"
+
+/** A page never answers with a trace: an unexpected failure is logged and shown as a plain 500 page. */
+const safely = <E, R>(page: Effect.Effect<import("@effect/platform").HttpServerResponse.HttpServerResponse, E, R>) =>
+  page.pipe(
+    Effect.catchAllCause((cause) => Effect.as(Effect.logError("Page failed", cause), internalErrorPage()))
+  )
+
+/**
+ * The HTML routes beside the API: the stylesheet and script, sign-in and sign-out, and the dashboard with
+ * its form actions (all POSTs under /dashboard/, each checked for the session cookie and the CSRF token).
+ * The public pages `/r/<owner>` and `/r/<owner>/<repo>` are the API's own endpoints, negotiated on Accept.
+ * Needs `PageSessions` (provided once by the app, beside the API that also uses it for `/auth/verify`).
+ */
+export const PageRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const signIn = yield* signInRoutes
+    const dash = yield* dashboardRoutes
+    yield* router.get("/assets/site.css", siteCss)
+    yield* router.get("/assets/copy.js", copyJs)
+    yield* router.get("/signin", safely(signIn.showSignIn))
+    yield* router.post("/signin", safely(signIn.requestLink))
+    yield* router.get("/signout", safely(signIn.showSignOut))
+    yield* router.post("/signout", safely(signIn.signOut))
+    yield* router.get("/dashboard", safely(dash.show))
+    yield* router.post("/dashboard/listings", safely(dash.createListing))
+    yield* router.post("/dashboard/listings/price", safely(dash.reprice))
+    yield* router.post("/dashboard/listings/token", safely(dash.updateToken))
+    yield* router.post("/dashboard/listings/takedown", safely(dash.takedown))
+    yield* router.post("/dashboard/keys", safely(dash.createKey))
+    yield* router.post("/dashboard/keys/revoke", safely(dash.revokeKey))
+    yield* router.post("/dashboard/sales/redeliver", safely(dash.redeliver))
+    yield* router.post("/dashboard/account/wallets", safely(dash.saveWallets))
+    yield* router.post("/dashboard/account/tagline", safely(dash.saveTagline))
+    yield* router.post("/dashboard/account/webhook", safely(dash.saveWebhook))
+  })
+)
