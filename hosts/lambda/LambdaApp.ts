@@ -1,0 +1,58 @@
+import { HttpApiBuilder, HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Option } from "effect"
+import { AppLive, guardedApp } from "../http/AppLayer.js"
+import { type AdapterOptions, fromWebHandler, type HttpEventHandler, type WebHandler } from "./EventAdapter.js"
+import { perInstance } from "./PerInstance.js"
+
+/**
+ * The caller's address for one invocation, from `requestContext.http.sourceIp`: API Gateway and Function
+ * URLs fill it from the connection, not from a header, so it is as trustworthy as a socket's peer.
+ */
+export class LambdaSourceIp extends Context.Tag("hosts/lambda/LambdaSourceIp")<LambdaSourceIp, string>() {}
+
+/**
+ * Makes the invocation's source IP the request's `remoteAddress`, which is what the app's per-client
+ * limits read (hosts/http/handlers/ClientAddress.ts). No header is involved, so a caller cannot set it.
+ */
+export const withSourceIp = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(Effect.serviceOption(LambdaSourceIp), (ip) =>
+    Option.match(ip, {
+      onNone: () => app,
+      onSome: (address) => Effect.updateService(app, HttpServerRequest.HttpServerRequest, (req) => req.modify({ remoteAddress: address }))
+    }))
+
+/** The platform services the HTTP host's server layer would otherwise provide. */
+const PlatformLive = Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)
+
+/** Every port the application is written against: what a host must provide (`DefaultPorts`, test ports). */
+export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuilder.Router | HttpApiBuilder.Middleware>
+
+/** The HTTP application of the HTTP host (same API, routes, guard) over the given ports. */
+export const appLayer = <E>(ports: Layer.Layer<AppPorts, E>) =>
+  Layer.mergeAll(AppLive.pipe(Layer.provideMerge(PlatformLive)), HttpServer.layerContext).pipe(Layer.provide(ports))
+
+export interface LambdaHttpHandler extends HttpEventHandler {
+  /** Builds the application now (at module load, during Lambda's init phase); rejects with why it cannot start. */
+  readonly ready: () => Promise<void>
+  /** Releases the database pool and other resources (tests; Lambda simply freezes the instance). */
+  readonly dispose: () => Promise<void>
+}
+
+export type LambdaHandlerOptions = AdapterOptions
+
+/**
+ * The Lambda handler for API Gateway HTTP API (payload 2.0) and Function URL events, over the given ports.
+ * The application (layers, database pool, migrations, the HttpApp and its web handler) is built once per
+ * instance, on the first call or `ready()`, and reused by every invocation.
+ */
+export const makeLambdaHandler = <E>(ports: Layer.Layer<AppPorts, E>, options: LambdaHandlerOptions = {}): LambdaHttpHandler => {
+  const instance = perInstance(Effect.gen(function*() {
+    const runtime = yield* Layer.toRuntime(appLayer(ports))
+    const app = yield* Effect.provide(guardedApp, runtime)
+    const handle = HttpApp.toWebHandlerRuntime(runtime)(withSourceIp(app))
+    const web: WebHandler = (request, event) => handle(request, Context.make(LambdaSourceIp, event.requestContext.http.sourceIp))
+    return web
+  }))
+  const handler = fromWebHandler((request, event) => instance.get().then((web) => web(request, event)), options)
+  return Object.assign(handler, { ready: () => instance.get().then(() => undefined), dispose: instance.dispose })
+}

@@ -1,0 +1,86 @@
+import { PgClient } from "@effect/sql-pg"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
+import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
+import { parseSecretKeys } from "../../adapters/crypto/SecretKeys.js"
+import { CodeHostGithub } from "../../adapters/github/CodeHostGithub.js"
+import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
+import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
+import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
+import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { StorageSql } from "../../adapters/sql/SqlLive.js"
+import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
+import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
+import { SecretBox } from "../../ports/SecretBox.js"
+import { PublicOriginFromConfig } from "../http/Settings.js"
+
+/**
+ * Settings the HTTP host may default but a Lambda deployment must set: there is no local disk that
+ * survives or is shared between instances (so no embedded PGlite and no generated key under DATA_DIR),
+ * `http://localhost` is no public origin, and the log mailer would write sign-in links into CloudWatch.
+ */
+export const LAMBDA_REQUIRED_SETTINGS = ["BASE_URL", "DATABASE_URL", "SECRET_KEYS", "SMTP_URL"] as const
+
+const isSet = (name: string) =>
+  Effect.map(Config.option(Config.string(name)), Option.exists((value) => value.trim() !== ""))
+
+/** Fails start-up with one message naming every required setting that is missing. */
+export const checkLambdaSettings: Effect.Effect<void, ConfigError.ConfigError> = Effect.gen(function*() {
+  const missing: Array<string> = []
+  for (const name of LAMBDA_REQUIRED_SETTINGS) {
+    if (!(yield* isSet(name))) missing.push(name)
+  }
+  if (missing.length > 0) {
+    return yield* Effect.fail(ConfigError.MissingData(
+      [missing[0]!],
+      `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required on AWS Lambda ` +
+        "(no embedded database, no generated key, no log mailer there); see hosts/lambda/template.yaml"
+    ))
+  }
+})
+
+/**
+ * Connections per instance. An instance serves one request at a time, and many instances share one
+ * database: a small pool keeps `instances × pool` under PostgreSQL's `max_connections` (or use RDS Proxy).
+ */
+export const LAMBDA_POOL_SIZE = 4
+
+/** PostgreSQL from `DATABASE_URL` (read as a secret: it may hold a password). */
+export const DatabaseFromUrl = PgClient.layerConfig({
+  url: Config.redacted("DATABASE_URL"),
+  applicationName: Config.succeed("repomarket-lambda"),
+  maxConnections: Config.succeed(LAMBDA_POOL_SIZE),
+  // Frozen instances keep idle sockets the server may have dropped; let them go early.
+  idleTimeout: Config.succeed(Duration.seconds(60))
+})
+
+/** AES-256-GCM keys from `SECRET_KEYS` only (every instance must seal and open with the same keys). */
+export const SecretBoxFromKeys = Layer.effect(
+  SecretBox,
+  Effect.flatMap(Config.redacted("SECRET_KEYS"), (value) =>
+    Either.match(parseSecretKeys(Redacted.value(value)), {
+      onLeft: (reason) => Effect.fail(ConfigError.InvalidData(["SECRET_KEYS"], `SECRET_KEYS is malformed: ${reason}`)),
+      onRight: (ring) => Effect.succeed(makeSecretBox(ring))
+    }))
+)
+
+/**
+ * The adapters a Lambda instance runs on: DefaultPorts' choices with the development fallbacks removed.
+ * The rate limiter stays in memory, so its limits hold per instance, not per deployment (see README).
+ */
+export const LambdaPortsLive = Layer.unwrapEffect(Effect.as(
+  checkLambdaSettings,
+  Layer.mergeAll(
+    StorageSql.pipe(Layer.provide(DatabaseFromUrl)),
+    CodeHostGithub,
+    CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
+    ChainsLive,
+    SecretBoxFromKeys,
+    MailerSmtp,
+    RateLimiterMemory,
+    WebhookSenderHttp,
+    PublicOriginFromConfig,
+    PaymentFacilitatorLive,
+    PackagerTarGz
+  )
+))

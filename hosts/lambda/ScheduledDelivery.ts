@@ -1,0 +1,91 @@
+import { Cause, Clock, Effect, Layer } from "effect"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
+import { ATTEMPT_TIMEOUT_MS } from "../../domain/WebhookEvent.js"
+import { IDLE_POLL } from "../http/DeliveryWorker.js"
+import type { LambdaContext, ScheduledEvent } from "./Events.js"
+import { perInstance } from "./PerInstance.js"
+
+/** The ports webhook delivery needs (a subset of the application's). */
+export type DeliveryPorts = Layer.Layer.Context<typeof Webhooks.Default>
+
+export interface DeliveryOptions {
+  /** Stop starting passes after this long (default 50 s: the schedule fires every minute). */
+  readonly budgetMs?: number
+  /**
+   * After the outbox is found empty, keep polling this long since the last attempt (default 10 s): a failed
+   * attempt is retried up to 8 s later (DeliveryPolicy), and those retries should not wait for the next
+   * scheduled run, by which time the ~30 s window would be over.
+   */
+  readonly quietMs?: number
+  /** Between two polls of an empty outbox (default: the HTTP host's worker's 250 ms). */
+  readonly pollMs?: number
+}
+
+/**
+ * Time kept back from the invocation's remaining time for the pass in flight: a pass sends every event it
+ * claimed at once, each attempt limited to 5 s (ATTEMPT_TIMEOUT_MS), plus the outbox updates. The template's
+ * timeout (70 s) covers the 50 s budget plus this.
+ */
+const PASS_RESERVE_MS = ATTEMPT_TIMEOUT_MS + 5_000
+
+export interface DeliverySummary {
+  readonly passes: number
+  /** Delivery attempts made (successful or not), as `deliverDue` counts them. */
+  readonly attempted: number
+  /** `idle`: nothing due and nothing recently attempted; `time_budget`: stopped with time running out. */
+  readonly stoppedBecause: "idle" | "time_budget"
+  readonly elapsedMs: number
+}
+
+/** Runs `deliverDue` passes until the outbox is idle or the time budget is spent. */
+export const deliverUntilIdle = (options: DeliveryOptions & { readonly remainingMs?: number } = {}) =>
+  Effect.gen(function*() {
+    const webhooks = yield* Webhooks
+    const started = yield* Clock.currentTimeMillis
+    const budget = Math.min(options.budgetMs ?? 50_000, (options.remainingMs ?? Infinity) - PASS_RESERVE_MS)
+    const quiet = options.quietMs ?? 10_000
+    const poll = options.pollMs ?? IDLE_POLL
+    let passes = 0
+    let attempted = 0
+    let lastAttempt: number | null = null
+    for (;;) {
+      const n = yield* webhooks.deliverDue()
+      const at = yield* Clock.currentTimeMillis
+      passes++
+      if (n > 0) {
+        attempted += n
+        lastAttempt = at
+      }
+      const summary = (stoppedBecause: DeliverySummary["stoppedBecause"]): DeliverySummary => ({ passes, attempted, stoppedBecause, elapsedMs: at - started })
+      if (at - started >= budget) return summary("time_budget")
+      if (n === 0) {
+        if (lastAttempt === null || at - lastAttempt >= quiet) return summary("idle")
+        yield* Effect.sleep(poll)
+      }
+    }
+  })
+
+export type ScheduledHandler = ((event: ScheduledEvent, context?: LambdaContext) => Promise<DeliverySummary>) & {
+  readonly ready: () => Promise<void>
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The handler for the EventBridge schedule (rate(1 minute)) that drains the webhook outbox: the Lambda
+ * counterpart of the HTTP host's DeliveryWorker, which cannot run between invocations. Events are leased
+ * when claimed, so runs that overlap, or an instance killed mid-pass, never send an event twice at once.
+ * A failed pass (database unreachable) fails the invocation, so it shows in the function's error metrics.
+ */
+export const makeScheduledHandler = <E>(ports: Layer.Layer<DeliveryPorts, E>, options: DeliveryOptions = {}): ScheduledHandler => {
+  const instance = perInstance(Layer.toRuntime(Webhooks.Default.pipe(Layer.provide(ports))))
+  const handler = async (_event: ScheduledEvent, context?: LambdaContext): Promise<DeliverySummary> => {
+    const runtime = await instance.get()
+    const remainingMs = context?.getRemainingTimeInMillis?.()
+    const run = deliverUntilIdle(remainingMs === undefined ? options : { ...options, remainingMs }).pipe(
+      Effect.tap((summary) => Effect.logInfo("Webhook delivery run", summary)),
+      Effect.tapErrorCause((cause) => Effect.logError("Webhook delivery run failed", Cause.pretty(cause)))
+    )
+    return Effect.runPromise(Effect.provide(run, runtime))
+  }
+  return Object.assign(handler, { ready: () => instance.get().then(() => undefined), dispose: instance.dispose })
+}

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs"
+import { describe, expect, it } from "@effect/vitest"
+import { LAMBDA_REQUIRED_SETTINGS } from "../../hosts/lambda/LambdaPorts.js"
+
+const root = new URL("../../", import.meta.url)
+const template = readFileSync(new URL("hosts/lambda/template.yaml", root), "utf8")
+const readme = readFileSync(new URL("README.md", root), "utf8")
+
+/** Every setting named in the README's "Settings" table (the operator settings of DECISIONS.md). */
+const documentedSettings = () => {
+  const section = readme.slice(readme.indexOf("## Settings"), readme.indexOf("\n## ", readme.indexOf("## Settings") + 1))
+  const names = new Set<string>()
+  for (const line of section.split("\n").filter((l) => l.startsWith("| `"))) {
+    for (const match of line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(match[1]!)
+  }
+  return [...names]
+}
+
+/** The environment variables the template gives the functions (the `Variables:` map under Globals). */
+const templateVariables = () => {
+  const block = template.slice(template.indexOf("      Variables:\n"), template.indexOf("\nResources:"))
+  return [...block.matchAll(/^ {8}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!)
+}
+
+/** A parameter's block of properties, by name. */
+const parameter = (name: string) => {
+  const match = new RegExp(`^ {2}${name}:\\n((?: {4}.*\\n)+)`, "m").exec(template)
+  expect(match, `parameter ${name}`).not.toBeNull()
+  return match![1]!
+}
+
+describe("hosts/lambda/template.yaml", () => {
+  it("sets every documented operator setting, except PORT, which it names as not applicable", () => {
+    const settings = documentedSettings()
+    expect(settings).toEqual(expect.arrayContaining(["BASE_URL", "DATABASE_URL", "SECRET_KEYS", "SMTP_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS"]))
+    const variables = templateVariables()
+    expect(settings.filter((s) => s !== "PORT" && !variables.includes(s))).toEqual([])
+    expect(variables).not.toContain("PORT")
+    expect(template).toMatch(/Not applicable on Lambda: PORT/)
+  })
+
+  it("asks for the settings Lambda requires (no default) and never echoes a secret parameter", () => {
+    const parameterOf: Record<string, string> = { BASE_URL: "BaseUrl", DATABASE_URL: "DatabaseUrl", SECRET_KEYS: "SecretKeys", SMTP_URL: "SmtpUrl" }
+    for (const setting of LAMBDA_REQUIRED_SETTINGS) {
+      const name = parameterOf[setting]!
+      expect(template).toContain(`${setting}: !Ref ${name}`)
+      expect(parameter(name)).not.toMatch(/Default:/)
+    }
+    for (const secret of ["DatabaseUrl", "SecretKeys", "SmtpUrl", "GithubToken", "GithubClientSecret"]) {
+      expect(parameter(secret), secret).toMatch(/NoEcho: true/)
+    }
+  })
+
+  it("points each function at a bundled entry that exports `handler`, ESM with the migrations already in the bundle", () => {
+    const functions = [...template.matchAll(/Handler: (\w+)\.handler[\s\S]*?EntryPoints:\n\s+- (\S+)/g)].map((m) => ({ handler: m[1]!, entry: m[2]! }))
+    expect(functions).toEqual([
+      { handler: "handler", entry: "hosts/lambda/handler.ts" },
+      { handler: "scheduled", entry: "hosts/lambda/scheduled.ts" }
+    ])
+    for (const { entry } of functions) {
+      expect(existsSync(new URL(entry, root))).toBe(true)
+      expect(readFileSync(new URL(entry, root), "utf8")).toMatch(/^export const handler = /m)
+    }
+    expect(template.match(/Format: esm/g)).toHaveLength(2)
+    expect(template.match(/- \.js=\.mjs/g)).toHaveLength(2)
+    expect(readFileSync(new URL("adapters/sql/Migrations.ts", root), "utf8")).toContain("Migrator.fromRecord(")
+    expect(template).toMatch(/PayloadFormatVersion: "2\.0"/)
+    expect(template).toMatch(/ScheduleExpression: rate\(1 minute\)/)
+    expect(template).toMatch(/Runtime: nodejs20\.x/)
+  })
+})
