@@ -1,0 +1,124 @@
+/**
+ * `npm run bench`: every benchmark in sequence, each in its own process, its output under a heading, with
+ * the machine it ran on at the top. Each script measures its own baseline in the same run.
+ *
+ *   npm run bench [-- --quick] [-- --only checkout,sales-recording,archive-stream,webhook-burst]
+ *
+ * A script that is not there (yet) is skipped and said so.
+ *
+ * `--quick` runs each with small settings (a smoke run, not numbers to quote). `--soak <seconds>` is not
+ * implemented yet.
+ */
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { arch, cpus, loadavg, platform, release, totalmem } from "node:os"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    soak: { type: "string" }
+  }
+})
+
+if (values.soak !== undefined) {
+  console.error(`--soak ${values.soak}: NOT IMPLEMENTED YET. The soak mode (memory and error counts over time) is still to be written;`)
+  console.error("nothing was run. Run `npm run bench` without --soak for the benchmarks.")
+  process.exit(2)
+}
+
+interface Bench {
+  readonly name: string
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly quickArgs: ReadonlyArray<string>
+  /** Extra node flags (archive-stream samples the heap after a forced GC). */
+  readonly nodeFlags: ReadonlyArray<string>
+  /** The script stops by itself well before this; past it, it is killed. */
+  readonly timeoutSeconds: number
+}
+
+const benches: ReadonlyArray<Bench> = [
+  { name: "checkout", file: "checkout.ts", args: [], quickArgs: ["--seconds", "3", "--rounds", "1", "--payments", "300"], nodeFlags: [], timeoutSeconds: 420 },
+  { name: "sales-recording", file: "sales-recording.ts", args: [], quickArgs: ["--n", "300"], nodeFlags: [], timeoutSeconds: 300 },
+  { name: "archive-stream", file: "archive-stream.ts", args: [], quickArgs: ["--mib", "128"], nodeFlags: ["--expose-gc"], timeoutSeconds: 300 },
+  { name: "webhook-burst", file: "webhook-burst.ts", args: [], quickArgs: ["--n", "1000", "--timeout", "60"], nodeFlags: [], timeoutSeconds: 240 }
+]
+
+const only = values.only?.split(",").map((s) => s.trim()).filter((s) => s !== "")
+const unknown = only?.filter((name) => !benches.some((b) => b.name === name)) ?? []
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; known: ${benches.map((b) => b.name).join(", ")}`)
+  process.exit(2)
+}
+
+const GiB = 1024 ** 3
+const rule = "=".repeat(100)
+
+const machine = () => {
+  const cpu = cpus()
+  console.log(rule)
+  console.log("repomarket benchmarks")
+  console.log(`  date     ${new Date().toISOString()}`)
+  console.log(`  cpu      ${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores`)
+  console.log(`  memory   ${(totalmem() / GiB).toFixed(1)} GiB`)
+  console.log(`  node     ${process.version} (${platform()} ${release()} ${arch()})`)
+  console.log(`  load     ${loadavg().map((l) => l.toFixed(2)).join(" ")} (1, 5, 15 min): other work on the machine shares its cores`)
+  console.log(`  database ${process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL" : "postgres://postgres@127.0.0.1:5432 (default)"}; each script creates and drops its own database`)
+  if (values.quick) console.log("  mode     --quick: small settings, a smoke run; do not quote these numbers")
+  console.log(rule)
+}
+
+/** Runs one script under the same loader as this one (tsx), in its own process group so a timeout kills it all. */
+const runOne = (bench: Bench, path: string) =>
+  new Promise<{ code: number | null; seconds: number }>((resolve) => {
+    const started = performance.now()
+    const args = [...process.execArgv, ...bench.nodeFlags, path, ...(values.quick ? bench.quickArgs : bench.args)]
+    const child = spawn(process.execPath, args, { stdio: "inherit", detached: true })
+    const timer = setTimeout(() => {
+      console.error(`\n!! ${bench.name} did not finish within ${bench.timeoutSeconds} s: killed`)
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+    }, bench.timeoutSeconds * 1000)
+    const forward = (signal: NodeJS.Signals) => () => {
+      if (child.pid !== undefined) process.kill(-child.pid, signal)
+    }
+    const onInt = forward("SIGINT")
+    const onTerm = forward("SIGTERM")
+    process.once("SIGINT", onInt)
+    process.once("SIGTERM", onTerm)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      process.off("SIGINT", onInt)
+      process.off("SIGTERM", onTerm)
+      resolve({ code, seconds: (performance.now() - started) / 1000 })
+    })
+  })
+
+const main = async () => {
+  machine()
+  const results: Array<{ name: string; status: string; seconds: number }> = []
+  for (const bench of benches) {
+    if (only !== undefined && !only.includes(bench.name)) continue
+    const path = fileURLToPath(new URL(`./${bench.file}`, import.meta.url))
+    console.log(`\n${"#".repeat(100)}\n# ${bench.name}  (bench/${bench.file} ${(values.quick ? bench.quickArgs : bench.args).join(" ")})\n${"#".repeat(100)}`)
+    if (!existsSync(path)) {
+      console.log("  (not present: skipped)")
+      results.push({ name: bench.name, status: "absent", seconds: 0 })
+      continue
+    }
+    const { code, seconds } = await runOne(bench, path)
+    results.push({ name: bench.name, status: code === 0 ? "ok" : `exit ${code ?? "killed"}`, seconds })
+  }
+  console.log(`\n${rule}\nsummary`)
+  for (const r of results) console.log(`  ${r.name.padEnd(18)} ${r.status.padEnd(10)} ${r.seconds.toFixed(1)} s`)
+  console.log("  (the exit status of each script: checkout fails only when a consistency check fails, archive-stream when its")
+  console.log("   heap target is missed; whether each target was met is printed in its section)")
+  process.exitCode = results.every((r) => r.status === "ok" || r.status === "absent") ? 0 : 1
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
