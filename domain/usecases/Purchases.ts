@@ -1,4 +1,4 @@
-import { Effect, Option, Schedule, type Stream } from "effect"
+import { Cause, Effect, Option, Schedule, type Stream } from "effect"
 import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
 import {
   CheckoutGone,
@@ -70,6 +70,21 @@ export const REPLAY_WINDOW_MS = 10 * 60 * 1000
 
 /** How long a second copy of a payment waits for the first to finish settling. */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("35 seconds"))
+
+/** How long the outcome of a settlement is retried through a storage outage before the request gives up. */
+const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")), Schedule.upTo("30 seconds"))
+
+/**
+ * Writes the outcome of a settle call: once money may have moved, a storage failure (a defect here) is
+ * retried for a while rather than leaving the sale pending for ever. Each write is one transaction, so a
+ * failed attempt left nothing behind.
+ */
+const durably = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  write.pipe(
+    Effect.sandbox,
+    Effect.retry({ schedule: RECORD_RETRY, while: (cause) => !Cause.isInterrupted(cause) }),
+    Effect.unsandbox
+  )
 
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
@@ -186,24 +201,28 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
     const markSettled = Effect.fnUntraced(function*(pending: Sale, settlement: Settlement) {
       const at = yield* now
       const settled = new Sale({ ...pending, status: "settled", transaction: settlement.transaction, payer: settlement.payer ?? pending.payer, settledAt: at })
-      const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
       const eventId = yield* newId<EventId>(IdPrefix.event).pipe(Effect.provideService(SecretBox, box))
-      yield* tx.withTransaction(Effect.gen(function*() {
-        yield* ledger.update(settled)
-        if (account?.webhookUrl) {
-          yield* outbox.enqueue(new WebhookEvent({
-            id: eventId,
-            accountId: account.id,
-            saleId: settled.id,
-            body: saleSettledBody(eventId, settled, at),
-            status: "pending",
-            attempts: 0,
-            lastError: null,
-            createdAt: at,
-            firstAttemptAt: null,
-            nextAttemptAt: at
-          }))
-        }
+      // Retried as a whole with the same event id: a repeat can never queue a second event (had an attempt
+      // committed unseen, the repeat fails on the event's key and the request ends; the sale is settled).
+      yield* durably(Effect.gen(function*() {
+        const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
+        yield* tx.withTransaction(Effect.gen(function*() {
+          yield* ledger.update(settled)
+          if (account?.webhookUrl) {
+            yield* outbox.enqueue(new WebhookEvent({
+              id: eventId,
+              accountId: account.id,
+              saleId: settled.id,
+              body: saleSettledBody(eventId, settled, at),
+              status: "pending",
+              attempts: 0,
+              lastError: null,
+              createdAt: at,
+              firstAttemptAt: null,
+              nextAttemptAt: at
+            }))
+          }
+        }))
       }))
       return settled
     })
@@ -240,41 +259,47 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       const token = yield* listings.tokenOf(q.listing)
       const info = yield* host.repo(q.listing.repo, token).pipe(Effect.mapError(cannotDeliver))
       const at = yield* now
-      const { sale: pending, created } = yield* ledger.recordPending(new Sale({
-        id: yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box)),
-        paymentKey,
-        listingId: q.listing.id,
-        checkoutId: q.checkout.id,
-        accountId: q.listing.accountId,
-        repo: q.listing.repo.slug,
-        livemode,
-        chain: requirement.chain,
-        network: requirement.network,
-        asset: requirement.asset,
-        amount: requirement.amount,
-        payTo: requirement.payTo,
-        payer: verification.payer ?? identity.payer,
-        commitSha: info.headSha,
-        transaction: null,
-        status: "pending",
-        failureReason: null,
-        createdAt: at,
-        settledAt: null
-      }))
-      // Another copy of this payment got there first: it alone settles.
-      if (!created) return yield* replay(pending)
+      const saleId = yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box))
+      // From the pending record to the recorded outcome nothing may stop half-way: a buyer who disconnects
+      // interrupts the request, which would leave a payment charged but its sale pending for ever.
+      const outcome = yield* Effect.uninterruptible(Effect.gen(function*() {
+        const { sale: pending, created } = yield* ledger.recordPending(new Sale({
+          id: saleId,
+          paymentKey,
+          listingId: q.listing.id,
+          checkoutId: q.checkout.id,
+          accountId: q.listing.accountId,
+          repo: q.listing.repo.slug,
+          livemode,
+          chain: requirement.chain,
+          network: requirement.network,
+          asset: requirement.asset,
+          amount: requirement.amount,
+          payTo: requirement.payTo,
+          payer: verification.payer ?? identity.payer,
+          commitSha: info.headSha,
+          transaction: null,
+          status: "pending",
+          failureReason: null,
+          createdAt: at,
+          settledAt: null
+        }))
+        // Another copy of this payment got there first: it alone settles.
+        if (!created) return { replay: pending } as const
 
-      const fail = (reason: string) => ledger.update(new Sale({ ...pending, status: "failed", failureReason: reason }))
-      const settlement = yield* facilitator.settle(payment, requirement).pipe(
-        Effect.tapError((e) => fail(`settle_${e.reason}`)),
-        Effect.mapError(unavailable("settle the payment"))
-      )
-      if (!settlement.success) {
-        yield* fail(settlement.errorReason ?? "settlement_failed")
-        return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
-      }
-      const settled = yield* markSettled(pending, settlement)
-      return yield* goodsOf(settled, settlement)
+        const fail = (reason: string) => durably(ledger.update(new Sale({ ...pending, status: "failed", failureReason: reason })))
+        const settlement = yield* facilitator.settle(payment, requirement).pipe(
+          Effect.tapError((e) => fail(`settle_${e.reason}`)),
+          Effect.mapError(unavailable("settle the payment"))
+        )
+        if (!settlement.success) {
+          yield* fail(settlement.errorReason ?? "settlement_failed")
+          return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
+        }
+        return { settled: yield* markSettled(pending, settlement), settlement } as const
+      }))
+      if ("replay" in outcome) return yield* replay(outcome.replay)
+      return yield* goodsOf(outcome.settled, outcome.settlement)
     })
 
     /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
