@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either } from "effect"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Either, Stream } from "effect"
 import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../../../domain/Errors.js"
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
 import {
@@ -30,9 +31,24 @@ const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, st
   })
 }
 
-const delivery = (goods: Goods, version: 1 | 2 | null) => {
+/**
+ * The platform ends a streamed response cleanly even when its stream fails after the headers went out, which
+ * would hand the buyer a truncated archive under a 200. So a failing archive cuts the connection instead:
+ * the client sees an error, and the payment presented again or the receipt link delivers it whole.
+ */
+const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServerRequest) =>
+  body.pipe(Stream.tapErrorCause(() =>
+    Effect.sync(() => {
+      try {
+        NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()
+      } catch {
+        // Not a Node request (the Lambda host buffers the body and turns a failure into an error answer).
+      }
+    })))
+
+const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) => {
   const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
-  return HttpServerResponse.stream(goods.body, {
+  return HttpServerResponse.stream(abortOnFailure(goods.body, request), {
     contentType: GOODS_MIME_TYPE,
     headers: {
       "content-disposition": `attachment; filename="${goods.filename}"`,
@@ -49,7 +65,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
 
     const checkout = (id: string, livemode: boolean) =>
       Effect.gen(function*() {
-        const { headers } = yield* HttpServerRequest.HttpServerRequest
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { headers } = request
         if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
           return challenge(yield* purchases.quote(id, livemode))
         }
@@ -60,7 +77,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
         }
         const version = payment.right.x402Version
         return yield* purchases.pay(id, livemode, payment.right).pipe(
-          Effect.map((goods) => delivery(goods, version)),
+          Effect.map((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
             PaymentRejected: (e: PaymentRejected) => Effect.map(purchases.quote(id, livemode), (q) => challenge(q, e.reason)),
@@ -79,5 +96,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
     return handlers
       .handle("checkout", ({ path }) => checkout(path.id, true))
       .handle("testCheckout", ({ path }) => checkout(path.id, false))
-      .handle("download", ({ path }) => Effect.map(purchases.download(path.token), (goods) => delivery(goods, null)))
+      .handle("download", ({ path }) =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.map(purchases.download(path.token), (goods) => delivery(goods, null, request))))
   }))
