@@ -154,11 +154,5 @@ describe("takedown (DELETE /repos/<owner>/<repo>)", () => {
   })
 })
 
-describe("sale pending → settled (state table)", () => {
-  layer(TestApp())((it) => {
-    // Not reachable yet: settling an x402 payment arrives with the payments issue (checkouts answer 501 until
-    // then). When it lands: pay the test checkout, expect the sale on the dashboard with livemode false and a
-    // signed `sale.settled` delivered to the webhook.
-    it.todo("a settled payment records the sale and sends sale.settled to the webhook")
-  })
-})
+// The state table's last row, sale pending → settled (recorded, on the dashboard, sale.settled sent), is proven
+// through real payments in test/http/purchase-*.test.ts and test/webhooks/signature.test.ts.
