@@ -32,7 +32,19 @@ import type { Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { parseEip3009Payment, transferWithAuthorizationTypes, verifyEip3009Signature } from "../adapters/evm/EvmPayment.js"
 import type { ChallengeStats, PurchaseStats, Reply, Request, SignJob, WireRequirement } from "./load-client.js"
-import { type BenchApp, closeServer, listen, type LoopbackFacilitator, MiB, repoWithArchiveOf, startBenchApp, startLoopbackFacilitator } from "./support.js"
+import {
+  type BenchApp,
+  closeServer,
+  fmt,
+  listen,
+  type LoopbackFacilitator,
+  MiB,
+  repoWithArchiveOf,
+  runMain,
+  startBenchApp,
+  startLoopbackFacilitator,
+  teardown
+} from "./support.js"
 
 const { values } = parseArgs({
   options: {
@@ -78,7 +90,6 @@ const median = (xs: ReadonlyArray<number>) => {
   const m = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
 const section = (title: string) => console.log(`\n== ${title}`)
 
@@ -414,21 +425,8 @@ const main = async () => {
     if (!consistent || non402 > 0 || facilitatorCalls > 0) process.exitCode = 1
   } finally {
     section("teardown")
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup()
-      } catch (e) {
-        console.error("cleanup failed:", e)
-      }
-    }
-    console.log(`  done in ${fmt((performance.now() - started) / 1000, 1)} s`)
+    await teardown(cleanups, started)
   }
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  }
-)
+runMain(main)

@@ -365,3 +365,28 @@ export const closeServer = (server: Server) =>
     server.closeAllConnections()
     server.close(() => resolve())
   })
+
+/** Numbers for humans: thousands separated, a fixed number of decimals. */
+export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** Runs a bench script's cleanups newest first, each on its own (one failing does not skip the rest). */
+export const teardown = async (cleanups: Array<() => Promise<unknown> | unknown>, started: number) => {
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup()
+    } catch (e) {
+      console.error("cleanup failed:", e)
+    }
+  }
+  console.log(`  done in ${fmt((performance.now() - started) / 1000, 1)} s`)
+}
+
+/** Runs a bench script's main and exits with its status (a crash is status 1). */
+export const runMain = (main: () => Promise<void>) =>
+  main().then(
+    () => process.exit(process.exitCode ?? 0),
+    (e) => {
+      console.error(e)
+      process.exit(1)
+    }
+  )
