@@ -4,6 +4,11 @@ import type { AccountId } from "../domain/Ids.js"
 
 export class AccountStore extends Context.Tag("ports/AccountStore")<AccountStore, {
   readonly findById: (id: AccountId) => Effect.Effect<Option.Option<Account>>
+  /**
+   * Like findById, and locks the account until the current transaction ends, so a read-modify-write inside
+   * one transaction sees no concurrent change. Call it inside `Transactor.withTransaction`.
+   */
+  readonly findByIdForUpdate: (id: AccountId) => Effect.Effect<Option.Option<Account>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<Account>>
   /** Accounts whose verified code-host login is this owner (case-insensitive). */
   readonly findByHostLogin: (login: string) => Effect.Effect<ReadonlyArray<Account>>

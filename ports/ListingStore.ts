@@ -13,6 +13,11 @@ export class LiveListingExists extends Data.TaggedError("LiveListingExists")<{ r
 export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore, {
   readonly findLive: (owner: string, name: string) => Effect.Effect<Option.Option<Listing>>
   readonly findById: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
+  /**
+   * Like findById, and locks the listing until the current transaction ends, so a read-modify-write inside
+   * one transaction sees no concurrent change. Call it inside `Transactor.withTransaction`.
+   */
+  readonly findByIdForUpdate: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
   /** The account's listings, newest first; taken-down ones only when asked. */
   readonly listByAccount: (
     accountId: AccountId,

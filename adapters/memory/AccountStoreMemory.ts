@@ -8,6 +8,8 @@ export const AccountStoreMemory = Layer.sync(AccountStore, () => {
   const byEmail = (email: string) => [...accounts.values()].find((a) => a.email === email)
   return {
     findById: (id) => Effect.sync(() => Option.fromNullable(accounts.get(id))),
+    // The memory Transactor runs rules one at a time, so a plain read is already as good as a lock.
+    findByIdForUpdate: (id) => Effect.sync(() => Option.fromNullable(accounts.get(id))),
     findByEmail: (email) => Effect.sync(() => Option.fromNullable(byEmail(email))),
     findByHostLogin: (login) =>
       Effect.sync(() => [...accounts.values()].filter((a) => a.hostLogin?.toLowerCase() === login.toLowerCase())),

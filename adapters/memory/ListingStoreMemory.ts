@@ -15,6 +15,8 @@ export const ListingStoreMemory = Layer.sync(ListingStore, () => {
     findLive: (owner, name) =>
       Effect.sync(() => Option.fromNullable(live().find((l) => l.repo.key === repoKey(owner, name)))),
     findById: (id) => Effect.sync(() => Option.fromNullable(listings.get(id))),
+    // The memory Transactor runs rules one at a time, so a plain read is already as good as a lock.
+    findByIdForUpdate: (id) => Effect.sync(() => Option.fromNullable(listings.get(id))),
     listByAccount: (accountId, { includeTakenDown }) =>
       Effect.sync(() =>
         [...listings.values()]

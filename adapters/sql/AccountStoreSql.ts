@@ -53,6 +53,11 @@ export const AccountStoreSql = Layer.effect(
       Result: AccountFromRow,
       execute: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`
     })
+    const findByIdForUpdate = SqlSchema.findOne({
+      Request: AccountId,
+      Result: AccountFromRow,
+      execute: (id) => sql`SELECT * FROM accounts WHERE id = ${id} FOR UPDATE`
+    })
     const findByEmail = SqlSchema.findOne({
       Request: Schema.String,
       Result: AccountFromRow,
@@ -91,6 +96,7 @@ export const AccountStoreSql = Layer.effect(
 
     return {
       findById: (id) => findById(id).pipe(Effect.orDie),
+      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(Effect.orDie),
       findByEmail: (email) => findByEmail(email).pipe(Effect.orDie),
       findByHostLogin: (login) => findByHostLogin(login).pipe(Effect.orDie),
       insertOrGet,

@@ -27,6 +27,11 @@ export const ListingStoreSql = Layer.effect(
       Result: ListingFromRow,
       execute: (id) => sql`SELECT * FROM listings WHERE id = ${id}`
     })
+    const findByIdForUpdate = SqlSchema.findOne({
+      Request: ListingId,
+      Result: ListingFromRow,
+      execute: (id) => sql`SELECT * FROM listings WHERE id = ${id} FOR UPDATE`
+    })
     const listByAccount = SqlSchema.findAll({
       Request: Schema.Struct({ accountId: AccountId, includeTakenDown: Schema.Boolean }),
       Result: ListingFromRow,
@@ -68,6 +73,7 @@ export const ListingStoreSql = Layer.effect(
     return {
       findLive: (owner, name) => findLive({ owner, name }).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
+      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(Effect.orDie),
       listByAccount: (accountId, { includeTakenDown }) =>
         listByAccount({ accountId, includeTakenDown }).pipe(Effect.orDie),
       listLiveByOwner: (owner) => listLiveByOwner(owner).pipe(Effect.orDie),

@@ -10,7 +10,8 @@ class RuleFailed<E> extends Data.TaggedError("RuleFailed")<{ readonly error: E }
  * transaction's connection, because @effect/sql carries it in the fiber's context. A failure or defect of the
  * rule rolls everything back and is passed on unchanged; a database failure is a defect.
  * Isolation is PostgreSQL's default, READ COMMITTED: writes are all-or-nothing and never seen half-done, but
- * rules that read, then write whole rows should not assume the rows did not change meanwhile.
+ * rules that read, then write whole rows should not assume the rows did not change meanwhile: such a rule
+ * re-reads its rows with the stores' `findByIdForUpdate` inside the transaction, which locks them until it ends.
  * On embedded PGlite all connections share one session, so transactions simply run one at a time.
  */
 export const TransactorSql = Layer.effect(

@@ -118,37 +118,51 @@ export class Accounts extends Effect.Service<Accounts>()("usecases/Accounts", {
       const wallets = yield* walletPatches(errors, input).pipe(Effect.provideService(Chains, chains))
       yield* errors.check
 
+      // Slow work first, outside the transaction: sealing, the code-host checks, minting checkout ids.
       const current = yield* get(principal)
       const webhookSecret = webhookPatch._tag === "Set" ? yield* newSecret("whsec_").pipe(Effect.provideService(SecretBox, box)) : null
+      const sealedSecret = webhookSecret === null ? null : yield* box.seal(webhookSecret, webhookSecretAad(current))
       const added = CHAINS.filter((c) => wallets[c]._tag === "Set")
-      const next = new Account({
-        ...current,
-        storefrontTagline: apply(taglinePatch, current.storefrontTagline),
-        webhookUrl: apply(webhookPatch, current.webhookUrl),
-        webhookSecret: webhookSecret === null
-          ? (webhookPatch._tag === "Clear" ? null : current.webhookSecret)
-          : yield* box.seal(webhookSecret, webhookSecretAad(current)),
-        wallets: { base: apply(wallets.base, current.wallets.base), solana: apply(wallets.solana, current.wallets.solana) }
-      })
-      const plan = added.length > 0 ? yield* planWalletAddition(next, added) : { rebuild: [], skipped: [] }
+      const plan = added.length > 0 ? yield* planWalletAddition(current, added) : { rebuild: [], skipped: [] }
       const at = yield* now
-      const rebuilt = yield* Effect.forEach(plan.rebuild, (listing) =>
-        Effect.map(newId<CheckoutId>(IdPrefix.checkout).pipe(Effect.provideService(SecretBox, box)), (checkoutId) => {
-          let payTo = listing.payTo
-          for (const chain of added) payTo = fillChain(payTo, chain, next.wallets[chain]!)
-          const updated = new Listing({ ...listing, payTo, checkoutId, updatedAt: at })
-          return { previous: listing.checkoutId, listing: updated, checkout: buildCheckout(updated, checkoutId, at) }
-        }))
-      yield* tx.withTransaction(Effect.gen(function*() {
+      const checkoutIds = yield* Effect.forEach(plan.rebuild, () =>
+        newId<CheckoutId>(IdPrefix.checkout).pipe(Effect.provideService(SecretBox, box)))
+
+      // Then, under lock, the request's patches are applied to the rows as they are now, so a concurrent
+      // change to other fields is kept.
+      const { next, skipped } = yield* tx.withTransaction(Effect.gen(function*() {
+        const fresh = yield* Effect.flatten(accounts.findByIdForUpdate(current.id)).pipe(
+          Effect.mapError(() => new Unauthenticated({ detail: "The account behind this credential no longer exists." }))
+        )
+        const next = new Account({
+          ...fresh,
+          storefrontTagline: apply(taglinePatch, fresh.storefrontTagline),
+          webhookUrl: apply(webhookPatch, fresh.webhookUrl),
+          webhookSecret: sealedSecret ?? (webhookPatch._tag === "Clear" ? null : fresh.webhookSecret),
+          wallets: { base: apply(wallets.base, fresh.wallets.base), solana: apply(wallets.solana, fresh.wallets.solana) }
+        })
         yield* accounts.update(next)
         if (webhookPatch._tag === "Clear") yield* outbox.cancelPending(next.id)
-        for (const r of rebuilt) {
-          yield* store.update(r.listing)
-          yield* store.voidCheckout(r.previous, at)
-          yield* store.insertCheckout(r.checkout)
+        const skipped: Array<SkippedListing> = []
+        for (const [i, planned] of plan.rebuild.entries()) {
+          // The listing may have changed since it was planned: fill only a chain it still lacks.
+          const listing = Option.getOrNull(yield* store.findByIdForUpdate(planned.id))
+          if (listing === null || !listing.isLive) {
+            skipped.push(new SkippedListing({ repo: planned.repo.slug, reason: "taken_down" }))
+            continue
+          }
+          if (!added.some((chain) => lacksChain(listing, chain))) continue
+          let payTo = listing.payTo
+          for (const chain of added) payTo = fillChain(payTo, chain, next.wallets[chain]!)
+          const checkoutId = checkoutIds[i]!
+          const updated = new Listing({ ...listing, payTo, checkoutId, updatedAt: at })
+          yield* store.update(updated)
+          yield* store.voidCheckout(listing.checkoutId, at)
+          yield* store.insertCheckout(buildCheckout(updated, checkoutId, at))
         }
+        return { next, skipped }
       }))
-      return { account: next, webhookSecret, listingsSkipped: plan.skipped } satisfies AccountPatchResult
+      return { account: next, webhookSecret, listingsSkipped: [...plan.skipped, ...skipped] } satisfies AccountPatchResult
     })
 
     return { get, patch } as const

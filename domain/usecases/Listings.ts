@@ -1,9 +1,9 @@
 import { Effect, Either, Option, Redacted } from "effect"
 import type { Account } from "../Account.js"
-import { buildCheckout, type Checkout } from "../Checkout.js"
+import { buildCheckout } from "../Checkout.js"
 import type { Principal } from "../Credentials.js"
 import { AlreadyListed, Forbidden, NotFound, RateLimited } from "../Errors.js"
-import { type CheckoutId, IdPrefix, type ListingId } from "../Ids.js"
+import { type CheckoutId, IdPrefix, type ListingId, type SealedSecret } from "../Ids.js"
 import { hostPatAad, Listing } from "../Listing.js"
 import { noWallets } from "../Wallet.js"
 import { FieldErrors, pricePatch, walletPatches } from "../rules/Fields.js"
@@ -86,39 +86,63 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         : box.open(listing.hostPat, hostPatAad(listing)).pipe(Effect.map(Option.some), Effect.orDie)
 
     /**
-     * Applies terms to a listing (new or existing): the price, the payout addresses resolved per chain and
-     * the sealed token, then mints a new checkout. Only a private repo keeps a token.
+     * The slow part of applying terms, done before any transaction: mints the new checkout id and seals a
+     * new token (only a private repo keeps one). `hostPat` is None when the stored token is kept.
      */
-    const applyTerms = Effect.fnUntraced(function*(
+    const prepareTerms = Effect.fnUntraced(function*(base: Listing, terms: Terms, info: RepoInfo | null) {
+      const checkoutId = yield* withPorts(newId<CheckoutId>(IdPrefix.checkout))
+      let hostPat = Option.none<SealedSecret | null>()
+      if (terms.hostPat._tag === "Clear") hostPat = Option.some(null)
+      if (terms.hostPat._tag === "Set") {
+        hostPat = Option.some((info?.isPrivate ?? base.isPrivate) ? yield* box.seal(terms.hostPat.value, hostPatAad(base)) : null)
+      }
+      return { checkoutId, hostPat }
+    })
+
+    /**
+     * Applies terms to a listing (new or existing): the price, the payout addresses resolved per chain and
+     * the prepared token, with the prepared checkout. Pure, so it can re-apply the request to a row just
+     * re-read under lock.
+     */
+    const buildTerms = (
       base: Listing,
+      prepared: { readonly checkoutId: CheckoutId; readonly hostPat: Option.Option<SealedSecret | null> },
       terms: Terms,
       account: Account | null,
       info: RepoInfo | null,
       at: Date
-    ) {
-      const checkoutId = yield* withPorts(newId<CheckoutId>(IdPrefix.checkout))
-      let hostPat = base.hostPat
-      if (terms.hostPat._tag === "Clear") hostPat = null
-      if (terms.hostPat._tag === "Set") {
-        hostPat = (info?.isPrivate ?? base.isPrivate) ? yield* box.seal(terms.hostPat.value, hostPatAad(base)) : null
-      }
+    ) => {
       const listing = new Listing({
         ...base,
         ...(info === null ? {} : { repo: info.ref, hostUrl: info.htmlUrl, isPrivate: info.isPrivate, description: info.description, language: info.language }),
         price: apply(terms.price, base.price),
         payTo: resolvePayTo(base.payTo, terms.wallets, account?.wallets ?? null),
-        hostPat,
-        checkoutId,
+        hostPat: Option.getOrElse(prepared.hostPat, () => base.hostPat),
+        checkoutId: prepared.checkoutId,
         updatedAt: at
       })
-      return { listing, checkout: buildCheckout(listing, checkoutId, at) }
-    })
+      return { listing, checkout: buildCheckout(listing, prepared.checkoutId, at) }
+    }
 
-    /** Saves changed terms: the old checkout is voided so stale links stop selling. */
-    const saveTerms = (listing: Listing, previous: CheckoutId, checkout: Checkout, at: Date) =>
-      tx.withTransaction(
-        Effect.all([store.update(listing), store.voidCheckout(previous, at), store.insertCheckout(checkout)], { discard: true })
-      )
+    const applyTerms = (base: Listing, terms: Terms, account: Account | null, info: RepoInfo | null, at: Date) =>
+      Effect.map(prepareTerms(base, terms, info), (prepared) => buildTerms(base, prepared, terms, account, info, at))
+
+    /**
+     * Saves changed terms on an existing listing. Inside one transaction the row is locked and re-read and the
+     * request's patches are applied to it, so a concurrent edit of other fields is kept; the checkout current
+     * at that moment is voided so stale links stop selling. None when the listing is no longer live.
+     */
+    const saveTerms = (current: Listing, terms: Terms, account: Account | null, info: RepoInfo | null, at: Date) =>
+      Effect.flatMap(prepareTerms(current, terms, info), (prepared) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const fresh = Option.filter(yield* store.findByIdForUpdate(current.id), (l) => l.isLive)
+          if (Option.isNone(fresh)) return Option.none<Listing>()
+          const { checkout, listing } = buildTerms(fresh.value, prepared, terms, account, info, at)
+          yield* store.update(listing)
+          yield* store.voidCheckout(fresh.value.checkoutId, at)
+          yield* store.insertCheckout(checkout)
+          return Option.some(listing)
+        })))
 
     const create = Effect.fn("Listings.create")(function*(
       input: CreateListingInput,
@@ -143,7 +167,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         : terms.hostPat._tag === "Keep" && Option.isSome(own) ? yield* tokenOf(own.value) : Option.none()
       const info = yield* lookUp(parsed!, token)
       const at = yield* now
-      const existing = yield* store.findLive(info.ref.owner, info.ref.name)
+      let existing = yield* store.findLive(info.ref.owner, info.ref.name)
       if (Option.isSome(existing)) {
         const access = accessTo(existing.value, account)
         if (access === "none") {
@@ -151,9 +175,10 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         }
         if (access === "owner") {
           // Re-listing one's own repo updates it: sent fields change, the checkout is rebuilt.
-          const { listing, checkout } = yield* applyTerms(existing.value, terms, account, info, at)
-          yield* saveTerms(listing, existing.value.checkoutId, checkout, at)
-          return listing
+          const saved = yield* saveTerms(existing.value, terms, account, info, at)
+          if (Option.isSome(saved)) return saved.value
+          // Taken down meanwhile: list it afresh, as if this request had come a moment later.
+          existing = Option.none()
         }
       }
       const id = yield* withPorts(newId<ListingId>(IdPrefix.listing))
@@ -217,9 +242,9 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         ? yield* lookUp(current.repo, Option.some(terms.hostPat.value))
         : null
       const at = yield* now
-      const { listing, checkout } = yield* applyTerms(current, terms, account, info, at)
-      yield* saveTerms(listing, current.checkoutId, checkout, at)
-      return listing
+      return yield* Effect.flatten(saveTerms(current, terms, account, info, at)).pipe(
+        Effect.mapError(() => new NotFound({ detail: `No live listing for ${owner}/${name}.` }))
+      )
     })
 
     const takedown = Effect.fn("Listings.takedown")(function*(owner: string, name: string, principal: Principal) {

@@ -3,11 +3,12 @@ import { Effect, Option } from "effect"
 import { Account } from "../../domain/Account.js"
 import { AccountId, SealedSecret } from "../../domain/Ids.js"
 import { AccountStore } from "../../ports/AccountStore.js"
+import { Transactor } from "../../ports/Transactor.js"
 import { anAccount, BASE_ADDRESS, SOLANA_ADDRESS, unique } from "../support/fixtures.js"
 import type { Backend, ContractIt } from "./Backend.js"
 
 /** The AccountStore port's guarantees, for any adapter. */
-export const AccountStoreContract = (it: ContractIt<AccountStore>, _backend: Backend) =>
+export const AccountStoreContract = (it: ContractIt<AccountStore | Transactor>, _backend: Backend) =>
   describe("AccountStore", () => {
     it.effect("inserts a new account and finds it by id and by email", () =>
       Effect.gen(function*() {
@@ -73,5 +74,23 @@ export const AccountStoreContract = (it: ContractIt<AccountStore>, _backend: Bac
         const found = yield* store.findByHostLogin(login.toUpperCase())
         expect([...found].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime())).toStrictEqual([a, b])
         expect(yield* store.findByHostLogin(`nobody-${unique()}`)).toStrictEqual([])
+      }))
+
+    it.effect("findByIdForUpdate reads the account and holds it until the transaction ends: no update is lost", () =>
+      Effect.gen(function*() {
+        const store = yield* AccountStore
+        const tx = yield* Transactor
+        const account = anAccount({ storefrontTagline: "" })
+        yield* store.insertOrGet(account)
+        expect(yield* tx.withTransaction(store.findByIdForUpdate(account.id))).toStrictEqual(Option.some(account))
+        expect(yield* tx.withTransaction(store.findByIdForUpdate(AccountId.make(`acct_${unique()}`)))).toStrictEqual(Option.none())
+        // 20 concurrent read-modify-writes, each adding one character to the tagline: all 20 count.
+        yield* Effect.forEach(Array.from({ length: 20 }), () =>
+          tx.withTransaction(Effect.gen(function*() {
+            const current = Option.getOrThrow(yield* store.findByIdForUpdate(account.id))
+            yield* Effect.yieldNow()
+            yield* store.update(new Account({ ...current, storefrontTagline: `${current.storefrontTagline}x` }))
+          })), { concurrency: "unbounded", discard: true })
+        expect(Option.getOrThrow(yield* store.findById(account.id)).storefrontTagline).toBe("x".repeat(20))
       }))
   })

@@ -153,4 +153,22 @@ export const ListingStoreContract = (it: ContractIt<ListingStore | Transactor>, 
         // Voiding an unknown checkout is a no-op.
         yield* store.voidCheckout(CheckoutId.make(`chk_${unique()}`), first)
       }))
+
+    it.effect("findByIdForUpdate reads the listing and holds it until the transaction ends: no update is lost", () =>
+      Effect.gen(function*() {
+        const store = yield* ListingStore
+        const tx = yield* Transactor
+        const listing = aListing({ price: AtomicAmount.make(0n) })
+        yield* store.insert(listing)
+        expect(yield* tx.withTransaction(store.findByIdForUpdate(listing.id))).toStrictEqual(Option.some(listing))
+        expect(yield* tx.withTransaction(store.findByIdForUpdate(ListingId.make(`lst_${unique()}`)))).toStrictEqual(Option.none())
+        // 20 concurrent read-modify-writes, each adding one to the price: all 20 count.
+        yield* Effect.forEach(Array.from({ length: 20 }), () =>
+          tx.withTransaction(Effect.gen(function*() {
+            const current = Option.getOrThrow(yield* store.findByIdForUpdate(listing.id))
+            yield* Effect.yieldNow()
+            yield* store.update(new Listing({ ...current, price: AtomicAmount.make(current.price! + 1n) }))
+          })), { concurrency: "unbounded", discard: true })
+        expect(Option.getOrThrow(yield* store.findById(listing.id)).price).toBe(20n)
+      }))
   })
