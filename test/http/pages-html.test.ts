@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
-import { BASE_WALLET, call, DEFAULT_REPOS, PUBLIC_REPO, signInWithKey, SOLANA_WALLET, TestApp } from "../support/app.js"
+import { BASE_WALLET, call, DEFAULT_REPOS, PRIVATE_TOKEN, PUBLIC_REPO, signInWithKey, SOLANA_WALLET, TestApp } from "../support/app.js"
 import { expectGone, expectProblem, listed, WIDGET_URL } from "../support/flows.js"
 import { codeHostWithReadme, expectPage, htmlGet, sanitisedReadme, TestAppWith } from "../support/pages.js"
 
@@ -87,7 +87,7 @@ describe("/r/<owner>/<repo> and /r/<owner> negotiate on Accept", () => {
     it.effect("a taken-down repo and an unknown repo or owner are 404 pages (and 404 problems for JSON)", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("gone@example.com")
-        const created = yield* listed({ host_url: "https://github.com/octo-org/secret-sauce", host_pat: "github_pat_test_only_0123456789", price_usd: "3.00", wallet_base: BASE_WALLET }, key)
+        const created = yield* listed({ host_url: "https://github.com/octo-org/secret-sauce", host_pat: PRIVATE_TOKEN, price_usd: "3.00", wallet_base: BASE_WALLET }, key)
         expectPage(yield* htmlGet("/r/octo-org/secret-sauce"), 200)
         expect((yield* call("DELETE", "/repos/octo-org/secret-sauce", { token: key })).status).toBe(204)
         yield* expectGone(created.checkout_url, "/r/octo-org/secret-sauce")
