@@ -22,3 +22,7 @@ export class WebhookEvent extends Schema.Class<WebhookEvent>("WebhookEvent")({
   firstAttemptAt: Schema.NullOr(Schema.DateFromSelf),
   nextAttemptAt: Schema.DateFromSelf
 }) {}
+
+/** The newest of a sale's events (a redelivery backfill can add one), or null when it has none. */
+export const latestEvent = (events: ReadonlyArray<WebhookEvent>): WebhookEvent | null =>
+  events.reduce<WebhookEvent | null>((a, e) => (a === null || e.createdAt > a.createdAt ? e : a), null)

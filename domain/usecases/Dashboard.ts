@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Principal } from "../Credentials.js"
 import { InvalidInput } from "../Errors.js"
 import type { Sale } from "../Sale.js"
-import type { WebhookEvent } from "../WebhookEvent.js"
+import { latestEvent, type WebhookEvent } from "../WebhookEvent.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 
@@ -47,7 +47,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("usecases/Dashboard",
       const rows = yield* Effect.forEach(page.sales, (sale) =>
         Effect.map(outbox.findBySale(sale.id), (events): LedgerRow => ({
           sale,
-          webhook: events.reduce<WebhookEvent | null>((a, e) => (a === null || e.createdAt > a.createdAt ? e : a), null)
+          webhook: latestEvent(events)
         })), { concurrency: 8 })
       const totals = yield* ledger.settledTotals(principal.accountId)
       return { rows, nextCursor: page.nextCursor, totals } satisfies LedgerPage

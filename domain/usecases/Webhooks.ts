@@ -3,7 +3,7 @@ import { webhookSecretAad } from "../Account.js"
 import type { Principal } from "../Credentials.js"
 import { NotFound } from "../Errors.js"
 import { type EventId, IdPrefix, type SaleId } from "../Ids.js"
-import { ATTEMPT_TIMEOUT_MS, WebhookEvent } from "../WebhookEvent.js"
+import { ATTEMPT_TIMEOUT_MS, latestEvent, WebhookEvent } from "../WebhookEvent.js"
 import { isDelivered, nextAttemptAt } from "../rules/DeliveryPolicy.js"
 import { saleSettledBody } from "../rules/SaleEvent.js"
 import { newId, now } from "../rules/Tokens.js"
@@ -81,7 +81,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
       const sale = yield* Effect.flatten(ledger.findById(saleId as SaleId)).pipe(Effect.mapError(() => missing))
       if (sale.accountId !== principal.accountId || sale.status !== "settled") return yield* missing
       const events = yield* outbox.findBySale(sale.id)
-      const latest = events.reduce<WebhookEvent | null>((a, e) => (a === null || e.createdAt > a.createdAt ? e : a), null)
+      const latest = latestEvent(events)
       const at = yield* now
       if (latest === null) {
         // Settled while no webhook was set: backfill its event now, if one is set now.
