@@ -179,10 +179,12 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
     const replay = Effect.fnUntraced(function*(existing: Sale) {
       let sale = existing
       if (sale.status === "pending") {
-        sale = yield* Effect.flatten(ledger.findById(sale.id)).pipe(
+        const pending = sale
+        sale = yield* Effect.flatten(ledger.findById(pending.id)).pipe(
           Effect.orDie,
-          Effect.repeat({ schedule: SETTLING_WAIT, until: (s) => s.status !== "pending" }),
-          Effect.zipRight(Effect.flatten(ledger.findById(sale.id)).pipe(Effect.orDie))
+          Effect.filterOrFail((s) => s.status !== "pending", () => "still_pending" as const),
+          Effect.retry(SETTLING_WAIT),
+          Effect.orElseSucceed(() => pending)
         )
         if (sale.status === "pending") {
           return yield* new PaymentsUnavailable({ detail: "This payment is still being settled; present it again shortly." })
