@@ -1,5 +1,6 @@
 import { Marked } from "marked"
 import sanitizeHtml from "sanitize-html"
+import { escapeHtml } from "../html/EscapeHtml.js"
 
 /**
  * README rendering for the free preview. Markdown goes through `marked` (GFM), then everything through
@@ -20,9 +21,6 @@ export interface ReadmeContext {
 const markdown = new Marked({ gfm: true, breaks: false })
 
 const MARKDOWN_PATH = /\.(md|markdown|mdown|mkdn|mkd|mdwn|mdx)$/i
-
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 const encodePath = (path: string) => path.split("/").map(encodeURIComponent).join("/")
 

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { RepoRef, repoKey } from "../../domain/Ids.js"
 import { CodeHost, CodeHostError, type RepoInfo, type TreeEntry } from "../../ports/CodeHost.js"
+import { escapeHtml } from "../html/EscapeHtml.js"
 
 /** A repository the fake code host serves. Files are path → content. */
 export interface FakeRepo {
@@ -55,9 +56,6 @@ const treeOf = (files: Readonly<Record<string, string>>): ReadonlyArray<TreeEntr
     ...Object.entries(files).map(([path, content]): TreeEntry => ({ path, type: "file", size: content.length }))
   ].sort((a, b) => a.path.localeCompare(b.path))
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 /** An in-memory code host seeded with repos, for tests and embedding. */
 export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>

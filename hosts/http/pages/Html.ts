@@ -1,5 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { randomBytes } from "node:crypto"
+import { escapeHtml } from "../../../adapters/html/EscapeHtml.js"
+export { escapeHtml }
 
 /**
  * HTML that is safe by construction. Page code builds markup only with the `html` tagged template: every
@@ -15,10 +17,6 @@ export class Html {
 }
 
 export type Interpolation = Html | string | number | bigint | boolean | null | undefined | ReadonlyArray<Interpolation>
-
-/** Escapes text for HTML element content and quoted attributes. */
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 const render = (value: Interpolation): string => {
   if (value instanceof Html) return value.value
