@@ -13,17 +13,10 @@ import autocannon from "autocannon"
 import type { Hex } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import { transferWithAuthorizationTypes } from "../adapters/evm/EvmPayment.js"
+import type { RequirementV2 } from "../adapters/x402/Wire.js"
 
 /** One x402 v2 requirement as it is on the wire (an `accepts` entry of PAYMENT-REQUIRED). */
-export interface WireRequirement {
-  readonly scheme: string
-  readonly network: string
-  readonly asset: string
-  readonly amount: string
-  readonly payTo: string
-  readonly maxTimeoutSeconds: number
-  readonly extra: Readonly<Record<string, string>>
-}
+export type WireRequirement = RequirementV2
 
 export interface SignJob {
   readonly set: string
