@@ -8,18 +8,13 @@ import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
 import { Dashboard } from "../../domain/usecases/Dashboard.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
-import { AccountStoreMemory } from "../../adapters/memory/AccountStoreMemory.js"
-import { CredentialStoreMemory } from "../../adapters/memory/CredentialStoreMemory.js"
-import { ListingStoreMemory } from "../../adapters/memory/ListingStoreMemory.js"
-import { OutboxMemory } from "../../adapters/memory/OutboxMemory.js"
-import { SaleLedgerMemory } from "../../adapters/memory/SaleLedgerMemory.js"
-import { TransactorMemory } from "../../adapters/memory/TransactorMemory.js"
 import type { AccountStore } from "../../ports/AccountStore.js"
 import type { CredentialStore } from "../../ports/CredentialStore.js"
 import type { ListingStore } from "../../ports/ListingStore.js"
 import type { Outbox } from "../../ports/Outbox.js"
 import type { SaleLedger } from "../../ports/SaleLedger.js"
 import type { Transactor } from "../../ports/Transactor.js"
+import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
 import { guard } from "./Guard.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
@@ -37,15 +32,7 @@ import { verifyPage } from "./pages/VerifyPage.js"
 /** The storage ports, whatever their technology. */
 export type StoragePorts = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor
 
-/** Every storage port in memory: tests and embedding. */
-export const StorageMemory = Layer.mergeAll(
-  ListingStoreMemory,
-  AccountStoreMemory,
-  CredentialStoreMemory,
-  SaleLedgerMemory,
-  OutboxMemory,
-  TransactorMemory
-)
+export { StorageMemory }
 
 /** The use cases over whatever ports the host provides. */
 export const UseCasesLive = Layer.mergeAll(
