@@ -1,10 +1,12 @@
 /**
- * The load generator of bench/checkout.ts, in its own process (forked by it) so that firing requests and
- * reading bodies does not share the server's event loop. Driven by messages; answers each with one message.
+ * The load generator of bench/checkout.ts and bench/repo-page.ts, in its own process (forked by them) so that
+ * firing requests and reading bodies does not share the server's event loop. Driven by messages; answers each
+ * with one message.
  *
  * - `sign`: pre-signs distinct EIP-3009 payments (viem, random nonces, a handful of buyer keys) for given
  *   x402 v2 requirements and keeps them as PAYMENT-SIGNATURE headers.
- * - `challenge`: autocannon GET without a payment header.
+ * - `challenge`: autocannon GET without a payment header, expecting 402.
+ * - `load`: autocannon GET with the given request headers, expecting the given status.
  * - `purchase`: fires the pre-signed payments of one set with bounded concurrency, reading every body.
  */
 import { Agent, get } from "node:http"
@@ -36,6 +38,22 @@ export interface ChallengeStats {
   readonly non402: number
 }
 
+export interface LoadStats {
+  readonly requests: number
+  readonly seconds: number
+  readonly perSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly statusCounts: Readonly<Record<string, number>>
+  readonly expectedStatus: number
+  /** Answers other than `expectedStatus`, plus socket errors and timeouts. */
+  readonly unexpected: number
+  readonly errors: number
+  readonly timeouts: number
+  /** Bytes read from the server (status lines, headers and bodies). */
+  readonly bytes: number
+}
+
 export interface PurchaseStats {
   readonly attempted: number
   readonly ok: number
@@ -53,6 +71,14 @@ export type Request =
   | { readonly type: "sign"; readonly jobs: ReadonlyArray<SignJob>; readonly buyers: number; readonly maxSeconds: number }
   | { readonly type: "challenge"; readonly url: string; readonly connections: number; readonly seconds: number }
   | {
+    readonly type: "load"
+    readonly url: string
+    readonly connections: number
+    readonly seconds: number
+    readonly expectedStatus: number
+    readonly headers: Readonly<Record<string, string>>
+  }
+  | {
     readonly type: "purchase"
     readonly url: string
     readonly set: string
@@ -66,6 +92,7 @@ export type Request =
 export type Reply =
   | { readonly type: "signed"; readonly counts: Readonly<Record<string, number>>; readonly seconds: number }
   | { readonly type: "challenge"; readonly stats: ChallengeStats }
+  | { readonly type: "load"; readonly stats: LoadStats }
   | { readonly type: "purchase"; readonly stats: PurchaseStats }
   | { readonly type: "error"; readonly message: string }
 
@@ -131,8 +158,9 @@ const sign = async (jobs: ReadonlyArray<SignJob>, buyers: number, maxSeconds: nu
   return { counts, seconds: (performance.now() - started) / 1000 }
 }
 
-const challenge = async (url: string, connections: number, seconds: number): Promise<ChallengeStats> => {
-  const result = await autocannon({ url, connections, duration: seconds, timeout: 10 })
+const load = async (request: Omit<Extract<Request, { type: "load" }>, "type">): Promise<LoadStats> => {
+  const { url, connections, seconds, expectedStatus, headers } = request
+  const result = await autocannon({ url, connections, duration: seconds, timeout: 10, headers })
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]))
   const requests = Object.values(statusCounts).reduce((a, b) => a + b, 0)
   return {
@@ -142,8 +170,17 @@ const challenge = async (url: string, connections: number, seconds: number): Pro
     p50: result.latency.p50,
     p99: result.latency.p99,
     statusCounts,
-    non402: requests - (statusCounts["402"] ?? 0) + result.errors + result.timeouts
+    expectedStatus,
+    unexpected: requests - (statusCounts[String(expectedStatus)] ?? 0) + result.errors + result.timeouts,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bytes: result.throughput.total
   }
+}
+
+const challenge = async (url: string, connections: number, seconds: number): Promise<ChallengeStats> => {
+  const { requests, seconds: duration, perSecond, p50, p99, statusCounts, unexpected } = await load({ url, connections, seconds, expectedStatus: 402, headers: {} })
+  return { requests, seconds: duration, perSecond, p50, p99, statusCounts, non402: unexpected }
 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
@@ -243,6 +280,8 @@ process.on("message", (message: Request) => {
         return { type: "signed", ...(await sign(message.jobs, message.buyers, message.maxSeconds)) }
       case "challenge":
         return { type: "challenge", stats: await challenge(message.url, message.connections, message.seconds) }
+      case "load":
+        return { type: "load", stats: await load(message) }
       case "purchase":
         return { type: "purchase", stats: await purchase(message) }
       case "exit":

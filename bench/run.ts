@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark in sequence, each in its own process, its output under a heading, with
  * the machine it ran on at the top. Each script measures its own baseline in the same run.
  *
- *   npm run bench [-- --quick] [-- --only checkout,sales-recording,archive-stream,webhook-burst]
+ *   npm run bench [-- --quick] [-- --only repo-page,checkout,sales-recording,archive-stream,webhook-burst]
  *
  * A script that is not there (yet) is skipped and said so.
  *
@@ -46,6 +46,7 @@ interface Bench {
 }
 
 const benches: ReadonlyArray<Bench> = [
+  { name: "repo-page", file: "repo-page.ts", args: [], quickArgs: ["--seconds", "3", "--rounds", "1"], nodeFlags: [], timeoutSeconds: 240 },
   { name: "checkout", file: "checkout.ts", args: [], quickArgs: ["--seconds", "3", "--rounds", "1", "--payments", "300"], nodeFlags: [], timeoutSeconds: 420 },
   { name: "sales-recording", file: "sales-recording.ts", args: [], quickArgs: ["--n", "300"], nodeFlags: [], timeoutSeconds: 300 },
   { name: "archive-stream", file: "archive-stream.ts", args: [], quickArgs: ["--mib", "128"], nodeFlags: ["--expose-gc"], timeoutSeconds: 300 },
@@ -145,8 +146,9 @@ const main = async () => {
   for (const r of results) console.log(`  ${r.name.padEnd(18)} ${r.status.padEnd(10)} ${r.seconds.toFixed(1)} s`)
   if (soak) console.log("  (the soak fails on any 5xx, on sales in the database other than the successful purchases, or on heap growth over 64 MiB)")
   else {
-    console.log("  (the exit status of each script: checkout fails only when a consistency check fails, archive-stream when its")
-    console.log("   heap target is missed; whether each target was met is printed in its section)")
+    console.log("  (the exit status of each script: repo-page fails only on an answer other than 200, checkout only when a")
+    console.log("   consistency check fails, archive-stream when its heap target is missed; whether each target was met is")
+    console.log("   printed in its section)")
   }
   process.exitCode = results.every((r) => r.status === "ok" || r.status === "absent") ? 0 : 1
 }
