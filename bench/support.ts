@@ -29,6 +29,7 @@ import { StorageSql } from "../adapters/sql/SqlLive.js"
 import { WebhookSenderHttp } from "../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.js"
 import { HttpLive, StorageMemory } from "../hosts/http/AppLayer.js"
+import { FrontDoorLive, NodeServerWithFrontDoor } from "../hosts/http/FrontDoor.js"
 import { PublicOrigin } from "../ports/PublicOrigin.js"
 import { pgliteTestDatabase } from "../test/support/pglite.js"
 import { postgresProblem, shownUrl, TEST_DATABASE_URL } from "../test/support/postgres.js"
@@ -177,7 +178,9 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
   )
   const app = HttpLive.pipe(
     Layer.provideMerge(ports),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+    // As `npm start` serves: the front door answers repo-page JSON and 402 challenges it has remembered.
+    Layer.provideMerge(NodeServerWithFrontDoor({ port, host: "127.0.0.1" })),
+    Layer.provideMerge(FrontDoorLive),
     Layer.provideMerge(database.layer),
     Layer.provide(Layer.setConfigProvider(config))
   )

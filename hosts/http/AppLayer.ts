@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../../domain/usecases/Accounts.js"
 import { Auth } from "../../domain/usecases/Auth.js"
 import { HostConnection } from "../../domain/usecases/HostConnection.js"
@@ -16,6 +16,7 @@ import type { SaleLedger } from "../../ports/SaleLedger.js"
 import type { Transactor } from "../../ports/Transactor.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
+import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
@@ -75,11 +76,19 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
-  Layer.provide(UseCasesLive)
+  // Writes through the use cases forget the front door's remembered answers (where there is a front door).
+  Layer.provide(UseCasesLive.pipe(Layer.provide(InvalidatingStorage)))
 )
 
-/** The application as one HttpApp wrapped by the guard (body checks, problem+json, access log). */
-export const guardedApp = Effect.map(HttpApiBuilder.httpApp, guard)
+/**
+ * The application as one HttpApp wrapped by the guard (body checks, problem+json, access log) and, where
+ * the host has a front door (`npm start`), by the step that remembers the answers it may serve.
+ */
+export const guardedApp = Effect.gen(function*() {
+  const app = guard(yield* HttpApiBuilder.httpApp)
+  const door = yield* Effect.serviceOption(FrontDoor)
+  return Option.isSome(door) ? rememberAnswers(app, door.value) : app
+})
 
 /** Serves the application. The guard wraps the app itself: `serve`'s own middleware runs too late to shape responses. */
 export const HttpLive = Layer.unwrapEffect(Effect.map(guardedApp, (app) => HttpServer.serve(app))).pipe(

@@ -1,19 +1,19 @@
-import { createServer } from "node:http"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { HttpLive } from "./AppLayer.js"
 import { DeliveryWorkerLive } from "./DeliveryWorker.js"
+import { FrontDoorLive, NodeServerWithFrontDoor } from "./FrontDoor.js"
 import { DefaultPorts } from "./DefaultPorts.js"
 import { port } from "./Settings.js"
 
-const ServerLive = Layer.unwrapEffect(
-  Effect.map(port, (p) => NodeHttpServer.layer(createServer, { port: p }))
-)
+// The Node server with its front door (repo-page JSON and 402 challenges answered from memory).
+const ServerLive = Layer.unwrapEffect(Effect.map(port, (p) => NodeServerWithFrontDoor({ port: p })))
 
 // The server, plus the webhook delivery worker that drains the outbox beside it.
 Layer.merge(HttpLive, DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default))).pipe(
   Layer.provide(ServerLive),
+  Layer.provide(FrontDoorLive),
   Layer.provide(DefaultPorts),
   Layer.launch,
   Effect.scoped,

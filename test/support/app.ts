@@ -1,5 +1,5 @@
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
@@ -9,6 +9,7 @@ import { MailerMemory, SentMail } from "../../adapters/memory/MailerMemory.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { HttpLive, StorageMemory, type StoragePorts } from "../../hosts/http/AppLayer.js"
+import { FrontDoorLive, NodeServerWithFrontDoor } from "../../hosts/http/FrontDoor.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
@@ -75,15 +76,30 @@ export const testPorts = (options: TestAppOptions = {}) => {
 }
 
 /**
- * The whole HTTP application on a random loopback port, with an HttpClient pointed at it.
+ * The whole HTTP application served as `npm start` serves it: a real Node server on a random loopback port,
+ * whose front door answers remembered repo-page JSON and 402 challenges (`responseCacheMs`, default 2000 as
+ * `RESPONSE_CACHE_MS`; 0 turns it off), with an HttpClient pointed at it.
  *
  * For a fresh app per describe block, use `layer(TestApp())` (the `layer` export of @effect/vitest), not
  * `it.layer`: @effect/vitest 0.30 writes each layer's methods onto the shared `it`, so a second `it.layer`
  * in the same file becomes a layer nested in the first, sharing its memo map — the same clock, mail,
  * limiter and server, while `CodeHostMemoryControl` then controls a code host the server does not use.
  */
-export const TestApp = (options: TestAppOptions = {}) =>
-  HttpLive.pipe(Layer.provideMerge(testPorts(options)), Layer.provideMerge(NodeHttpServer.layerTest))
+export const TestApp = (options: TestAppOptions & { readonly responseCacheMs?: number } = {}) => {
+  const cacheConfig = Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)]]))
+  )
+  const server = HttpServer.layerTestClient.pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+    Layer.provideMerge(NodeServerWithFrontDoor({ port: 0, host: "127.0.0.1" }))
+  )
+  return HttpLive.pipe(
+    Layer.provideMerge(testPorts(options)),
+    Layer.provideMerge(server),
+    Layer.provideMerge(FrontDoorLive.pipe(Layer.provide(cacheConfig)))
+  )
+}
 
 export interface Reply {
   readonly status: number
