@@ -1,5 +1,6 @@
 import { Either } from "effect"
-import { getAddress, type Hex, isAddress, isHex, verifyTypedData } from "viem"
+import { recover } from "tiny-secp256k1"
+import { getAddress, hashTypedData, type Hex, hexToNumber, isAddress, isHex, keccak256, size, toHex } from "viem"
 
 /*
  * Reading an x402 `exact` EVM payment (EIP-3009 `transferWithAuthorization`) without trusting it:
@@ -110,24 +111,53 @@ export const evmChainId = (network: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
+/** The EIP-712 domain of the token contract (USDC's `name`, `version`, chain id and address). */
+export interface Eip3009Domain {
+  readonly name: string
+  readonly version: string
+  readonly chainId: number
+  readonly verifyingContract: Hex
+}
+
+/** The recovery bit a signature's last byte stands for: 0/1, or 27/28 (pre-EIP-155 `v`); anything else is none. */
+const recoveryBit = (v: number): 0 | 1 | undefined =>
+  v === 0 || v === 27 ? 0 : v === 1 || v === 28 ? 1 : undefined
+
 /**
  * True when `signature` is `authorization.from`'s EIP-712 signature of the authorization under the token's
  * domain. EOA signatures only (ecrecover): smart-wallet (EIP-1271/6492) signatures would need a chain.
  * Never rejects: a signature that cannot even be parsed is simply not valid.
+ *
+ * How: viem's `hashTypedData` gives the EIP-712 digest; the signer's public key is recovered from it with
+ * libsecp256k1 (tiny-secp256k1, WebAssembly: ~5× cheaper than viem's pure-JS recovery); the address it
+ * stands for (the last 20 bytes of keccak256 of the 64-byte uncompressed key) must be `from`, compared
+ * case-insensitively. The verdicts are exactly viem `verifyTypedData`'s, which the tests check property by
+ * property: the signature is 65 bytes of hex (viem's `size`, so 129 digits whose last one is v count too);
+ * v is 0, 1, 27 or 28; r and s are in 1..n-1; a high s is accepted (as by ecrecover and viem); r must be
+ * the x-coordinate of a curve point.
  */
-export const verifyEip3009Signature = async (
-  payment: Eip3009Payment,
-  domain: { readonly name: string; readonly version: string; readonly chainId: number; readonly verifyingContract: Hex }
-): Promise<boolean> => {
+export const verifyEip3009Signature = async (payment: Eip3009Payment, domain: Eip3009Domain): Promise<boolean> =>
+  verifyEip3009SignatureSync(payment, domain)
+
+/** {@link verifyEip3009Signature}, synchronously. Never throws. */
+export const verifyEip3009SignatureSync = (payment: Eip3009Payment, domain: Eip3009Domain): boolean => {
   try {
-    return await verifyTypedData({
-      address: payment.authorization.from,
+    const from: unknown = payment.authorization.from
+    if (typeof from !== "string" || !isAddress(from, { strict: false })) return false
+    const hash = hashTypedData({
       domain,
       types: transferWithAuthorizationTypes,
       primaryType: "TransferWithAuthorization",
-      message: payment.authorization,
-      signature: payment.signature
+      message: payment.authorization
     })
+    // As viem reads it: a string that is not hex stands for its UTF-8 bytes (which in practice then fail).
+    const signature = isHex(payment.signature) ? payment.signature : toHex(payment.signature)
+    if (size(signature) !== 65) return false
+    const bit = recoveryBit(hexToNumber(`0x${signature.slice(130)}`))
+    if (bit === undefined) return false
+    // Throws on an r or s of 0 or ≥ n, as noble's Signature does in viem; null when r is no point's x.
+    const publicKey = recover(Buffer.from(hash.slice(2), "hex"), Buffer.from(signature.slice(2, 130), "hex"), bit, false)
+    return publicKey !== null && `0x${keccak256(publicKey.subarray(1)).slice(26)}` === from.toLowerCase()
   } catch {
     return false
   }
