@@ -111,6 +111,8 @@ export interface BenchAppOptions {
   readonly facilitatorUrl?: string
   /** PostgreSQL pool size (default 20). */
   readonly maxConnections?: number
+  /** `RESPONSE_CACHE_MS` of the front door (default 2000 as in `npm start`; 0 sends every request to the app). */
+  readonly responseCacheMs?: number
   /** "memory": every storage port in memory, no database at all (to separate the database's cost). */
   readonly storage?: "sql" | "memory"
 }
@@ -161,7 +163,10 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
   const database = options.storage === "memory"
     ? { kind: "memory" as const, layer: Layer.empty as unknown as Database }
     : await chooseDatabase(options.maxConnections ?? 20)
-  const config = ConfigProvider.fromMap(new Map(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl]] : []))
+  const config = ConfigProvider.fromMap(new Map([
+    ...(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl] as const] : []),
+    ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const])
+  ]))
 
   const ports = Layer.mergeAll(
     options.storage === "memory" ? StorageMemory : StorageSql,
