@@ -1,6 +1,5 @@
 import { Either } from "effect"
-import { recover } from "tiny-secp256k1"
-import { getAddress, hashTypedData, type Hex, hexToNumber, isAddress, isHex, keccak256, size, toHex } from "viem"
+import { concat, getAddress, hashTypedData, type Hex, hexToBytes, hexToNumber, isAddress, isHex, keccak256, recoverPublicKey, size, toHex } from "viem"
 
 /*
  * Reading an x402 `exact` EVM payment (EIP-3009 `transferWithAuthorization`) without trusting it:
@@ -124,23 +123,45 @@ const recoveryBit = (v: number): 0 | 1 | undefined =>
   v === 0 || v === 27 ? 0 : v === 1 || v === 28 ? 1 : undefined
 
 /**
+ * Recovers the signer's 65-byte uncompressed public key from an EIP-712 digest, the 64 bytes r‖s and the
+ * recovery bit; null when r is no curve point's x. May throw on an r or s of 0 or ≥ n.
+ */
+export type RecoverPublicKey = (hash: Uint8Array, rs: Uint8Array, bit: 0 | 1) => Uint8Array | null | Promise<Uint8Array | null>
+
+/** viem's own recovery (noble, pure JS, ~5× slower): the fallback when libsecp256k1's WebAssembly cannot load. */
+export const recoverWithNoble: RecoverPublicKey = async (hash, rs, bit) =>
+  hexToBytes(await recoverPublicKey({ hash: toHex(hash), signature: toHex(concat([rs, Uint8Array.of(27 + bit)])) }))
+
+let defaultRecover: Promise<RecoverPublicKey> | undefined
+/**
+ * libsecp256k1 as WebAssembly (tiny-secp256k1), loaded on first use. Its module reads its .wasm file from
+ * beside itself, which a bundle (the Lambda build) does not carry: there the recovery falls back to noble,
+ * with the same verdicts.
+ */
+const recoverDefault = () =>
+  defaultRecover ??= import("tiny-secp256k1").then(
+    (wasm): RecoverPublicKey => (hash, rs, bit) => wasm.recover(hash, rs, bit, false),
+    () => recoverWithNoble
+  )
+
+/**
  * True when `signature` is `authorization.from`'s EIP-712 signature of the authorization under the token's
  * domain. EOA signatures only (ecrecover): smart-wallet (EIP-1271/6492) signatures would need a chain.
  * Never rejects: a signature that cannot even be parsed is simply not valid.
  *
  * How: viem's `hashTypedData` gives the EIP-712 digest; the signer's public key is recovered from it with
- * libsecp256k1 (tiny-secp256k1, WebAssembly: ~5× cheaper than viem's pure-JS recovery); the address it
- * stands for (the last 20 bytes of keccak256 of the 64-byte uncompressed key) must be `from`, compared
- * case-insensitively. The verdicts are exactly viem `verifyTypedData`'s, which the tests check property by
- * property: the signature is 65 bytes of hex (viem's `size`, so 129 digits whose last one is v count too);
- * v is 0, 1, 27 or 28; r and s are in 1..n-1; a high s is accepted (as by ecrecover and viem); r must be
- * the x-coordinate of a curve point.
+ * libsecp256k1 (tiny-secp256k1, WebAssembly: ~5× cheaper than viem's pure-JS recovery, which `recover` may
+ * name instead); the address it stands for (the last 20 bytes of keccak256 of the 64-byte uncompressed key)
+ * must be `from`, compared case-insensitively. The verdicts are exactly viem `verifyTypedData`'s, which the
+ * tests check property by property: the signature is 65 bytes of hex (viem's `size`, so 129 digits whose
+ * last one is v count too); v is 0, 1, 27 or 28; r and s are in 1..n-1; a high s is accepted (as by
+ * ecrecover and viem); r must be the x-coordinate of a curve point.
  */
-export const verifyEip3009Signature = async (payment: Eip3009Payment, domain: Eip3009Domain): Promise<boolean> =>
-  verifyEip3009SignatureSync(payment, domain)
-
-/** {@link verifyEip3009Signature}, synchronously. Never throws. */
-export const verifyEip3009SignatureSync = (payment: Eip3009Payment, domain: Eip3009Domain): boolean => {
+export const verifyEip3009Signature = async (
+  payment: Eip3009Payment,
+  domain: Eip3009Domain,
+  recover?: RecoverPublicKey
+): Promise<boolean> => {
   try {
     const from: unknown = payment.authorization.from
     if (typeof from !== "string" || !isAddress(from, { strict: false })) return false
@@ -155,8 +176,11 @@ export const verifyEip3009SignatureSync = (payment: Eip3009Payment, domain: Eip3
     if (size(signature) !== 65) return false
     const bit = recoveryBit(hexToNumber(`0x${signature.slice(130)}`))
     if (bit === undefined) return false
-    // Throws on an r or s of 0 or ≥ n, as noble's Signature does in viem; null when r is no point's x.
-    const publicKey = recover(Buffer.from(hash.slice(2), "hex"), Buffer.from(signature.slice(2, 130), "hex"), bit, false)
+    const publicKey = await (recover ?? await recoverDefault())(
+      Buffer.from(hash.slice(2), "hex"),
+      Buffer.from(signature.slice(2, 130), "hex"),
+      bit
+    )
     return publicKey !== null && `0x${keccak256(publicKey.subarray(1)).slice(26)}` === from.toLowerCase()
   } catch {
     return false
