@@ -146,9 +146,13 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return { checkout, listing, livemode, requirements, resource, page } satisfies Quote
     })
 
-    /** The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note. */
-    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Settlement) {
-      const listing = Option.getOrNull(yield* store.findById(sale.listingId))
+    /**
+     * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
+     * `held` is the sale's listing when the caller already read it in this request (a purchase); otherwise
+     * it is read here.
+     */
+    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Settlement, held?: Listing) {
+      const listing = held ?? Option.getOrNull(yield* store.findById(sale.listingId))
       const [owner, name] = sale.repo.split("/") as [string, string]
       const sha = sale.commitSha ?? "unknown"
       const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
@@ -301,7 +305,8 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         return { settled: yield* markSettled(pending, settlement), settlement } as const
       }))
       if ("replay" in outcome) return yield* replay(outcome.replay)
-      return yield* goodsOf(outcome.settled, outcome.settlement)
+      // The listing this purchase was quoted from is the sale's own (the sale was recorded from it).
+      return yield* goodsOf(outcome.settled, outcome.settlement, q.listing)
     })
 
     /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
