@@ -6,6 +6,12 @@ import type { Listing } from "../domain/Listing.js"
 /** The store already holds a live listing for this repo (the database enforces one per repo). */
 export class LiveListingExists extends Data.TaggedError("LiveListingExists")<{ readonly repo: string }> {}
 
+/** A checkout with the listing it belongs to, as stored now; the listing is None if no such listing is stored. */
+export interface CheckoutWithListing {
+  readonly checkout: Checkout
+  readonly listing: Option.Option<Listing>
+}
+
 /**
  * Listings and their checkouts. Repo lookups are case-insensitive. Checkouts are kept after they are voided
  * so an old link answers "gone" rather than "unknown".
@@ -30,6 +36,12 @@ export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore
   readonly update: (listing: Listing) => Effect.Effect<void>
   readonly insertCheckout: (checkout: Checkout) => Effect.Effect<void>
   readonly findCheckout: (id: CheckoutId) => Effect.Effect<Option.Option<Checkout>>
+  /**
+   * `findCheckout` and `findById(checkout.listingId)` in one lookup (one round trip in SQL), for a buyer's
+   * request, which needs both. None when the checkout is unknown. Both are read at one moment (one
+   * statement), never a checkout from before a change with its listing from after it.
+   */
+  readonly findCheckoutWithListing: (id: CheckoutId) => Effect.Effect<Option.Option<CheckoutWithListing>>
   /** Marks a checkout void; voiding a void checkout keeps its first voiding time. */
   readonly voidCheckout: (id: CheckoutId, at: Date) => Effect.Effect<void>
 }>() {}

@@ -5,10 +5,29 @@ import { AccountId, CheckoutId, ListingId } from "../../domain/Ids.js"
 import type { Listing } from "../../domain/Listing.js"
 import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
 import { isUniqueViolation, TimestampColumn } from "./Columns.js"
-import { CheckoutFromRow, ListingFromRow } from "./ListingRows.js"
+import { CheckoutFromRow, ListingFromRow, ListingRow } from "./ListingRows.js"
 
 /** The partial unique index that keeps one live listing per repo (see migration 0001). */
 const ONE_LIVE_PER_REPO = "listings_one_live_per_repo"
+
+/**
+ * A checkout joined with its listing comes back as one flat row: the checkout's own columns, then each
+ * listing column as `"listing.<column>"`, so the two tables' like-named columns (id, owner, price, ...)
+ * do not collide. All listing columns are null when the listing is missing.
+ */
+const JOINED = "listing."
+const LISTING_COLUMNS = Object.keys(ListingRow.fields)
+
+/** Splits a joined row back into the two rows the existing row schemas decode. */
+const splitJoined = (row: Record<string, unknown>) => {
+  const checkout: Record<string, unknown> = {}
+  const listing: Record<string, unknown> = {}
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith(JOINED)) listing[column.slice(JOINED.length)] = value
+    else checkout[column] = value
+  }
+  return { checkout, listing: listing["id"] === null || listing["id"] === undefined ? null : listing }
+}
 
 export const ListingStoreSql = Layer.effect(
   ListingStore,
@@ -64,6 +83,15 @@ export const ListingStoreSql = Layer.effect(
       Result: CheckoutFromRow,
       execute: (id) => sql`SELECT * FROM checkouts WHERE id = ${id}`
     })
+    const listingColumns = sql.literal(LISTING_COLUMNS.map((column) => `l.${column} AS "${JOINED}${column}"`).join(", "))
+    const findCheckoutWithListing = SqlSchema.findOne({
+      Request: CheckoutId,
+      Result: Schema.Struct({ checkout: CheckoutFromRow, listing: Schema.OptionFromNullOr(ListingFromRow) }),
+      execute: (id) =>
+        sql<Record<string, unknown>>`SELECT c.*, ${listingColumns}
+            FROM checkouts c LEFT JOIN listings l ON l.id = c.listing_id
+            WHERE c.id = ${id}`.pipe(Effect.map((rows) => rows.map(splitJoined)))
+    })
     const voidCheckout = SqlSchema.void({
       Request: Schema.Struct({ id: CheckoutId, at: TimestampColumn }),
       // `voided_at IS NULL` keeps the first voiding time.
@@ -90,6 +118,7 @@ export const ListingStoreSql = Layer.effect(
       update: (listing) => update(listing).pipe(Effect.orDie),
       insertCheckout: (checkout: Checkout) => insertCheckout(checkout).pipe(Effect.orDie),
       findCheckout: (id) => findCheckout(id).pipe(Effect.orDie),
+      findCheckoutWithListing: (id) => findCheckoutWithListing(id).pipe(Effect.orDie),
       voidCheckout: (id, at) => voidCheckout({ id, at }).pipe(Effect.orDie)
     }
   })

@@ -105,16 +105,16 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
 
     /** The checkout, if it is current: unknown is 404, voided (repriced, re-walleted, taken down) is 410. */
     const current = Effect.fn("Purchases.current")(function*(id: string) {
-      const checkout = yield* store.findCheckout(id as CheckoutId)
-      if (Option.isNone(checkout)) return yield* new NotFound({ detail: "No such checkout." })
-      const page = pageOf(checkout.value.repo)
-      const listing = yield* store.findById(checkout.value.listingId)
+      const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+      if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
+      const { checkout, listing } = found.value
+      const page = pageOf(checkout.repo)
       // Current means: not voided, and still the listing's own checkout. The second test also catches a
       // checkout orphaned by two concurrent reprices, so no stale price can ever be paid.
-      if (checkout.value.isVoid || Option.isNone(listing) || !listing.value.isLive || listing.value.checkoutId !== checkout.value.id) {
+      if (checkout.isVoid || Option.isNone(listing) || !listing.value.isLive || listing.value.checkoutId !== checkout.id) {
         return yield* new CheckoutGone({ page, detail: `This checkout was replaced or withdrawn; see ${page} for the current one.` })
       }
-      return { checkout: checkout.value, listing: listing.value, page }
+      return { checkout, listing: listing.value, page }
     })
 
     const facilitatorFor = (livemode: boolean): Effect.Effect<Facilitator, PaymentsUnavailable> =>

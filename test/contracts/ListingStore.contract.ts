@@ -2,6 +2,7 @@ import { describe, expect } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
 import { AccountId, CheckoutId, ListingId, RepoRef, SealedSecret } from "../../domain/Ids.js"
 import { AtomicAmount } from "../../domain/Money.js"
+import { Checkout } from "../../domain/Checkout.js"
 import { Listing } from "../../domain/Listing.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { Transactor } from "../../ports/Transactor.js"
@@ -136,6 +137,69 @@ export const ListingStoreContract = (it: ContractIt<ListingStore | Transactor>, 
         yield* store.insertCheckout(checkout)
         expect(yield* store.findCheckout(checkout.id)).toStrictEqual(Option.some(checkout))
         expect(yield* store.findCheckout(CheckoutId.make(`chk_${unique()}`))).toStrictEqual(Option.none())
+      }))
+
+    it.effect("finds a checkout together with its listing, every field of both intact", () =>
+      Effect.gen(function*() {
+        const store = yield* ListingStore
+        // Every like-named column differs between the two rows, so a mixed-up join cannot pass.
+        const listing = aListing({
+          accountId: AccountId.make(`acct_${unique()}`),
+          price: BEYOND_DOUBLE,
+          payTo: { base: null, solana: SOLANA_ADDRESS },
+          isPrivate: true,
+          updatedAt: at("2024-03-04T00:00:00.004Z")
+        })
+        const checkout = aCheckout(listing, {
+          id: CheckoutId.make(`chk_${unique()}`),
+          repo: new RepoRef({ owner: `Other-${unique()}`, name: "Other" }),
+          price: AtomicAmount.make(5n),
+          createdAt: at("2024-03-02T00:00:00.002Z"),
+          voidedAt: at("2024-03-03T00:00:00.003Z")
+        })
+        yield* store.insert(listing)
+        yield* store.insertCheckout(checkout)
+        const found = Option.getOrThrow(yield* store.findCheckoutWithListing(checkout.id))
+        expect(found).toStrictEqual({ checkout, listing: Option.some(listing) })
+        expect(Option.getOrThrow(found.listing).price).toBe(9_007_199_254_740_993n)
+        expect(found.checkout.price).toBe(5n)
+        // The plain lookups agree.
+        expect(yield* store.findCheckout(checkout.id)).toStrictEqual(Option.some(found.checkout))
+        expect(yield* store.findById(listing.id)).toStrictEqual(found.listing)
+      }))
+
+    it.effect("finds a checkout whose listing is not stored with no listing, and an unknown checkout not at all", () =>
+      Effect.gen(function*() {
+        const store = yield* ListingStore
+        const checkout = aCheckout(aListing({ price: null, payTo: { base: null, solana: null }, description: null, language: null }))
+        yield* store.insertCheckout(checkout)
+        expect(yield* store.findCheckoutWithListing(checkout.id)).toStrictEqual(Option.some({ checkout, listing: Option.none() }))
+        expect(yield* store.findCheckoutWithListing(CheckoutId.make(`chk_${unique()}`))).toStrictEqual(Option.none())
+      }))
+
+    it.effect("finds a checkout with its listing as stored now: repriced or taken down, voided checkouts too", () =>
+      Effect.gen(function*() {
+        const store = yield* ListingStore
+        const listing = aListing()
+        const first = aCheckout(listing)
+        yield* store.insert(listing)
+        yield* store.insertCheckout(first)
+        // A reprice: a new checkout becomes the listing's own, the first is voided.
+        const second = aCheckout(listing, { id: CheckoutId.make(`chk_${unique()}`), price: AtomicAmount.make(1n) })
+        const repriced = new Listing({ ...listing, price: second.price, checkoutId: second.id, updatedAt: at("2024-03-05T00:00:00.000Z") })
+        yield* store.insertCheckout(second)
+        yield* store.update(repriced)
+        const voidedAt = at("2024-03-05T00:00:00.001Z")
+        yield* store.voidCheckout(first.id, voidedAt)
+        const old = Option.getOrThrow(yield* store.findCheckoutWithListing(first.id))
+        expect(old).toStrictEqual({ checkout: new Checkout({ ...first, voidedAt }), listing: Option.some(repriced) })
+        expect(old.checkout.isVoid).toBe(true)
+        expect(yield* store.findCheckoutWithListing(second.id)).toStrictEqual(Option.some({ checkout: second, listing: Option.some(repriced) }))
+        const down = takenDown(repriced, at("2024-03-06T00:00:00.000Z"))
+        yield* store.update(down)
+        const gone = Option.getOrThrow(yield* store.findCheckoutWithListing(second.id))
+        expect(gone.listing).toStrictEqual(Option.some(down))
+        expect(Option.getOrThrow(gone.listing).isLive).toBe(false)
       }))
 
     it.effect("voids a checkout once: voiding again keeps the first voiding time", () =>
