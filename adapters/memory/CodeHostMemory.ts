@@ -82,6 +82,22 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
         return Effect.succeed(repo)
       })
 
+    // Encoded once per repo and commit, as a code host serves stored bytes: re-encoding a large fake repo
+    // on every download would measure this fake, not the app (the checkout benchmark buys a 1 MiB repo).
+    const archives = new WeakMap<FakeRepo, Map<string, ReadonlyArray<Uint8Array>>>()
+    const archiveOf = (r: FakeRepo, commitSha: string) => {
+      const bySha = archives.get(r) ?? new Map<string, ReadonlyArray<Uint8Array>>()
+      archives.set(r, bySha)
+      const sha7 = commitSha.slice(0, 7)
+      let chunks = bySha.get(sha7)
+      if (chunks === undefined) {
+        const encoder = new TextEncoder()
+        chunks = Object.entries(r.files ?? {}).map(([path, content]) => encoder.encode(`${sha7} ${path}\n${content}\n`))
+        bySha.set(sha7, chunks)
+      }
+      return chunks
+    }
+
     const host: Context.Tag.Service<CodeHost> = {
       repo: (ref, token) => Effect.map(access(ref, token), info),
       tree: (repo, token) =>
@@ -94,12 +110,7 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
           return Option.some({ path, markdown, html: `<pre>${escapeHtml(markdown)}</pre>` })
         }),
       archive: (ref, commitSha, token) =>
-        Stream.unwrap(Effect.map(access(ref, token), (r) =>
-          Stream.fromIterable(
-            Object.entries(r.files ?? {}).map(([path, content]) =>
-              new TextEncoder().encode(`${commitSha.slice(0, 7)} ${path}\n${content}\n`)
-            )
-          ))),
+        Stream.unwrap(Effect.map(access(ref, token), (r) => Stream.fromIterable(archiveOf(r, commitSha)))),
       ownerRepos: (owner) =>
         Effect.suspend(() => {
           calls++
