@@ -2,7 +2,11 @@ import { Context, type Effect, type Option } from "effect"
 import type { AccountId, EventId, SaleId } from "../domain/Ids.js"
 import type { WebhookEvent } from "../domain/WebhookEvent.js"
 
-/** The durable queue of `sale.settled` deliveries. Several workers may claim at once; none gets the same event. */
+/**
+ * The durable queue of `sale.settled` deliveries. Several workers may claim at once; none gets the same event.
+ * A settling sale's event is queued by `SaleLedger.settle`, atomically with the sale; `enqueue` queues one on
+ * its own (a backfilled redelivery).
+ */
 export class Outbox extends Context.Tag("ports/Outbox")<Outbox, {
   readonly enqueue: (event: WebhookEvent) => Effect.Effect<void>
   /** Pending events due at `now`, leased to the caller until `leaseUntil` so no other worker takes them. */

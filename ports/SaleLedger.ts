@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { AccountId, SaleId } from "../domain/Ids.js"
 import type { Sale, SaleStatus } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
+import type { WebhookEvent } from "../domain/WebhookEvent.js"
 
 export interface SaleTotal {
   readonly chain: Chain
@@ -22,6 +23,14 @@ export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
   /** Records a pending sale, or returns the sale already recorded for the same payment key. */
   readonly recordPending: (sale: Sale) => Effect.Effect<{ readonly sale: Sale; readonly created: boolean }>
   readonly update: (sale: Sale) => Effect.Effect<void>
+  /**
+   * Writes a settled sale (replacing the stored sale with the same id) and, when `event` is given, queues
+   * its `sale.settled` event in the Outbox, as one atomic write (one statement in SQL, no transaction
+   * needed): both land or neither does. If no sale has that id nothing is written, the event included.
+   * The event's id is its key: a call whose event is already queued fails (a defect) and writes nothing,
+   * so repeating a call that in fact succeeded can never queue a second event.
+   */
+  readonly settle: (sale: Sale, event: Option.Option<WebhookEvent>) => Effect.Effect<void>
   readonly findById: (id: SaleId) => Effect.Effect<Option.Option<Sale>>
   readonly findByPaymentKey: (key: string) => Effect.Effect<Option.Option<Sale>>
   /** Newest first, optionally only live or test sales, or only sales in one status. */

@@ -1,10 +1,18 @@
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { EventId } from "../../domain/Ids.js"
 import { WebhookEvent } from "../../domain/WebhookEvent.js"
 import { Outbox } from "../../ports/Outbox.js"
 
-export const OutboxMemory = Layer.sync(Outbox, () => {
-  const events = new Map<EventId, WebhookEvent>()
+/**
+ * The memory outbox's events. SaleLedgerMemory shares them, so its `settle` can write the sale and queue
+ * the event in one synchronous step, as atomic as the SQL statement (see StorageMemory).
+ */
+export class OutboxEvents extends Context.Tag("memory/OutboxEvents")<OutboxEvents, Map<EventId, WebhookEvent>>() {}
+
+export const OutboxEventsMemory = Layer.sync(OutboxEvents, () => new Map<EventId, WebhookEvent>())
+
+export const OutboxMemory = Layer.effect(Outbox, Effect.gen(function*() {
+  const events = yield* OutboxEvents
   return {
     enqueue: (event) => Effect.sync(() => void events.set(event.id, event)),
     claimDue: (now, limit, leaseUntil) =>
@@ -34,4 +42,4 @@ export const OutboxMemory = Layer.sync(Outbox, () => {
         return n
       })
   }
-})
+}))

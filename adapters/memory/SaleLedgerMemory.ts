@@ -2,12 +2,15 @@ import { Effect, Layer, Option } from "effect"
 import type { SaleId } from "../../domain/Ids.js"
 import type { Sale } from "../../domain/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
+import { OutboxEvents } from "./OutboxMemory.js"
 
 /** Cursor: the position after the last sale of a page, as `<createdAt ms>:<id>`. */
 const cursorOf = (sale: Sale) => Buffer.from(JSON.stringify([sale.createdAt.getTime(), sale.id])).toString("base64url")
 const newestFirst = (a: Sale, b: Sale) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
 
-export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
+/** Needs the memory outbox's events (`OutboxEvents`): `settle` queues its event there. */
+export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() {
+  const events = yield* OutboxEvents
   const sales = new Map<SaleId, Sale>()
   const byKey = new Map<string, SaleId>()
   return {
@@ -20,6 +23,21 @@ export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
         return { sale, created: true }
       }),
     update: (sale) => Effect.sync(() => void sales.set(sale.id, sale)),
+    // Checks first, then writes both in one synchronous step: no other fiber sees one write without the other.
+    settle: (sale, event) =>
+      Effect.suspend(() => {
+        if (!sales.has(sale.id)) return Effect.void
+        const owner = byKey.get(sale.paymentKey)
+        if (owner !== undefined && owner !== sale.id) {
+          return Effect.die(new Error(`settle: payment key ${sale.paymentKey} belongs to another sale`))
+        }
+        if (Option.isSome(event) && events.has(event.value.id)) {
+          return Effect.die(new Error(`settle: event ${event.value.id} is already queued`))
+        }
+        sales.set(sale.id, sale)
+        if (Option.isSome(event)) events.set(event.value.id, event.value)
+        return Effect.void
+      }),
     findById: (id) => Effect.sync(() => Option.fromNullable(sales.get(id))),
     findByPaymentKey: (key) =>
       Effect.sync(() => Option.fromNullable(byKey.get(key)).pipe(Option.flatMapNullable((id) => sales.get(id)))),
@@ -48,4 +66,4 @@ export const SaleLedgerMemory = Layer.sync(SaleLedger, () => {
         return [...totals.values()]
       })
   }
-})
+}))

@@ -2,11 +2,14 @@ import { Layer } from "effect"
 import { AccountStoreMemory } from "./AccountStoreMemory.js"
 import { CredentialStoreMemory } from "./CredentialStoreMemory.js"
 import { ListingStoreMemory } from "./ListingStoreMemory.js"
-import { OutboxMemory } from "./OutboxMemory.js"
+import { OutboxEventsMemory, OutboxMemory } from "./OutboxMemory.js"
 import { SaleLedgerMemory } from "./SaleLedgerMemory.js"
 import { TransactorMemory } from "./TransactorMemory.js"
 
-/** Every storage port in memory: tests and embedding. */
+/**
+ * Every storage port in memory: tests and embedding. The ledger and the outbox share one event map, built
+ * once here, so `SaleLedger.settle` queues into the same outbox the workers read.
+ */
 export const StorageMemory = Layer.mergeAll(
   ListingStoreMemory,
   AccountStoreMemory,
@@ -14,4 +17,4 @@ export const StorageMemory = Layer.mergeAll(
   SaleLedgerMemory,
   OutboxMemory,
   TransactorMemory
-)
+).pipe(Layer.provide(OutboxEventsMemory))

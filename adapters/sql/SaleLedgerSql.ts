@@ -5,6 +5,7 @@ import type { Sale, SaleStatus } from "../../domain/Sale.js"
 import type { Chain } from "../../domain/Wallet.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow } from "./SaleRow.js"
+import { WebhookEventFromRow } from "./WebhookEventRow.js"
 
 export const SaleLedgerSql = Layer.effect(
   SaleLedger,
@@ -31,6 +32,20 @@ export const SaleLedgerSql = Layer.effect(
     const update = SqlSchema.void({
       Request: SaleFromRow,
       execute: (row) => sql`UPDATE sales SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+    })
+    // One statement, so atomic without a transaction. The event is inserted from the UPDATE's RETURNING: no
+    // sale, no event. A repeated event id breaks the primary key and fails the whole statement.
+    const settle = SqlSchema.void({
+      Request: Schema.Struct({ sale: SaleFromRow, event: Schema.OptionFromNullOr(WebhookEventFromRow) }),
+      execute: ({ event, sale }) => {
+        const update = sql`UPDATE sales SET ${sql.update(sale, ["id"])} WHERE id = ${sale.id}`
+        if (event === null) return update
+        const entries = Object.entries(event)
+        const columns = sql.csv(entries.map(([column]) => sql`${sql(column)}`))
+        const values = sql.csv(entries.map(([, value]) => sql`${value}`))
+        return sql`WITH settled AS (${update} RETURNING id)
+                   INSERT INTO webhook_events (${columns}) SELECT ${values} FROM settled`
+      }
     })
     const page = (
       accountId: AccountId,
@@ -83,6 +98,7 @@ export const SaleLedgerSql = Layer.effect(
     return {
       recordPending,
       update: (sale) => update(sale).pipe(Effect.orDie),
+      settle: (sale, event) => settle({ sale, event }).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
       listByAccount,

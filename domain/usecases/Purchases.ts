@@ -22,7 +22,6 @@ import { AccountStore } from "../../ports/AccountStore.js"
 import { Chains } from "../../ports/Chains.js"
 import { CodeHost, type CodeHostError } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
-import { Outbox } from "../../ports/Outbox.js"
 import { Packager } from "../../ports/Packager.js"
 import {
   type Facilitator,
@@ -34,7 +33,6 @@ import {
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { Transactor } from "../../ports/Transactor.js"
 import { cannotDeliver } from "./HostErrors.js"
 import { testGoodsFiles } from "../rules/TestGoods.js"
 import { Listings } from "./Listings.js"
@@ -76,7 +74,7 @@ const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Sche
 
 /**
  * Writes the outcome of a settle call: once money may have moved, a storage failure (a defect here) is
- * retried for a while rather than leaving the sale pending for ever. Each write is one transaction, so a
+ * retried for a while rather than leaving the sale pending for ever. Each write is atomic, so a
  * failed attempt left nothing behind.
  */
 const durably = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -91,13 +89,11 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
     const store = yield* ListingStore
     const accounts = yield* AccountStore
     const ledger = yield* SaleLedger
-    const outbox = yield* Outbox
     const facilitators = yield* PaymentFacilitator
     const chains = yield* Chains
     const host = yield* CodeHost
     const packager = yield* Packager
     const box = yield* SecretBox
-    const tx = yield* Transactor
     const listings = yield* Listings
     const { baseUrl } = yield* PublicOrigin
 
@@ -203,7 +199,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return yield* goodsOf(sale, settlementOf(sale))
     })
 
-    /** Marks the sale settled and queues its `sale.settled` event in the same transaction. */
+    /** Marks the sale settled and queues its `sale.settled` event (if the account has a webhook) in one atomic write. */
     const markSettled = Effect.fnUntraced(function*(pending: Sale, settlement: Settlement) {
       const at = yield* now
       const settled = new Sale({ ...pending, status: "settled", transaction: settlement.transaction, payer: settlement.payer ?? pending.payer, settledAt: at })
@@ -212,23 +208,21 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       // committed unseen, the repeat fails on the event's key and the request ends; the sale is settled).
       yield* durably(Effect.gen(function*() {
         const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
-        yield* tx.withTransaction(Effect.gen(function*() {
-          yield* ledger.update(settled)
-          if (account?.webhookUrl) {
-            yield* outbox.enqueue(new WebhookEvent({
-              id: eventId,
-              accountId: account.id,
-              saleId: settled.id,
-              body: saleSettledBody(eventId, settled, at),
-              status: "pending",
-              attempts: 0,
-              lastError: null,
-              createdAt: at,
-              firstAttemptAt: null,
-              nextAttemptAt: at
-            }))
-          }
-        }))
+        const event = account?.webhookUrl
+          ? Option.some(new WebhookEvent({
+            id: eventId,
+            accountId: account.id,
+            saleId: settled.id,
+            body: saleSettledBody(eventId, settled, at),
+            status: "pending",
+            attempts: 0,
+            lastError: null,
+            createdAt: at,
+            firstAttemptAt: null,
+            nextAttemptAt: at
+          }))
+          : Option.none()
+        yield* ledger.settle(settled, event)
       }))
       return settled
     })

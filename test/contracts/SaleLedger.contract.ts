@@ -1,12 +1,29 @@
 import { describe, expect } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { AccountId, SaleId } from "../../domain/Ids.js"
 import { Sale } from "../../domain/Sale.js"
+import { Outbox } from "../../ports/Outbox.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { aSale, at, BEYOND_DOUBLE, unique } from "../support/fixtures.js"
+import { anEvent, aSale, at, BEYOND_DOUBLE, unique } from "../support/fixtures.js"
 import type { Backend, ContractIt } from "./Backend.js"
 
 const anAccountId = () => AccountId.make(`acct_${unique()}`)
+
+/** The sale as `settle` is given it: settled, with its transaction. */
+const settledOf = (sale: Sale, fields: Partial<ConstructorParameters<typeof Sale>[0]> = {}) =>
+  new Sale({ ...sale, status: "settled", transaction: `0x${unique()}`, settledAt: at("2024-03-01T10:00:05.789Z"), ...fields })
+
+/**
+ * Events queued here are due, and the Outbox contract's `claimDue` sees every account's events: a test that
+ * queues some cancels its account's pending events when done, pass or fail.
+ */
+const isolated = <A, E, R>(accountId: AccountId, test: Effect.Effect<A, E, R>) =>
+  Effect.ensuring(test, Effect.flatMap(Outbox, (outbox) => outbox.cancelPending(accountId)))
+
+const expectDefect = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    expect(Exit.isFailure(exit) && Cause.isDie(exit.cause), String(exit)).toBe(true)
+  })
 
 /** Follows `nextCursor` to the end; fails the test if the pages never end. */
 const allPages = (accountId: AccountId, limit: number, livemode?: boolean) =>
@@ -28,7 +45,7 @@ const allPages = (accountId: AccountId, limit: number, livemode?: boolean) =>
   })
 
 /** The SaleLedger port's guarantees, for any adapter. */
-export const SaleLedgerContract = (it: ContractIt<SaleLedger>, _backend: Backend) =>
+export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend: Backend) =>
   describe("SaleLedger", () => {
     it.effect("records a pending sale and finds it by id and by payment key, amount exact", () =>
       Effect.gen(function*() {
@@ -84,6 +101,83 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger>, _backend: Backend
         yield* ledger.update(failed)
         expect(yield* ledger.findByPaymentKey(sale.paymentKey)).toStrictEqual(Option.some(failed))
       }))
+
+    it.effect("settles a sale and queues its event with it; without an event it queues none", () => {
+      const accountId = anAccountId()
+      return isolated(accountId, Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const outbox = yield* Outbox
+        const sale = aSale({ accountId, amount: BEYOND_DOUBLE })
+        yield* ledger.recordPending(sale)
+        const settled = settledOf(sale, { payer: "0x2222222222222222222222222222222222222222" })
+        const event = anEvent({ accountId, saleId: sale.id, body: "{\"n\":1,\"é\":\"✓\"}" })
+        yield* ledger.settle(settled, Option.some(event))
+        expect(yield* ledger.findById(sale.id)).toStrictEqual(Option.some(settled))
+        expect(yield* outbox.findById(event.id)).toStrictEqual(Option.some(event))
+        expect(yield* outbox.findBySale(sale.id)).toStrictEqual([event])
+
+        const quiet = aSale({ accountId })
+        yield* ledger.recordPending(quiet)
+        const quietSettled = settledOf(quiet)
+        yield* ledger.settle(quietSettled, Option.none())
+        expect(yield* ledger.findByPaymentKey(quiet.paymentKey)).toStrictEqual(Option.some(quietSettled))
+        expect(yield* outbox.findBySale(quiet.id)).toStrictEqual([])
+      }))
+    })
+
+    it.effect("settling an unknown sale writes nothing, not even its event", () => {
+      const accountId = anAccountId()
+      return isolated(accountId, Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const outbox = yield* Outbox
+        const stranger = aSale({ accountId })
+        const event = anEvent({ accountId, saleId: stranger.id })
+        yield* ledger.settle(settledOf(stranger), Option.some(event))
+        expect(yield* ledger.findById(stranger.id)).toStrictEqual(Option.none())
+        expect(yield* outbox.findById(event.id)).toStrictEqual(Option.none())
+      }))
+    })
+
+    it.effect("a repeated settle whose event is already queued fails and writes nothing: never a second event", () => {
+      const accountId = anAccountId()
+      return isolated(accountId, Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const outbox = yield* Outbox
+        const sale = aSale({ accountId })
+        yield* ledger.recordPending(sale)
+        const settled = settledOf(sale)
+        const event = anEvent({ accountId, saleId: sale.id })
+        yield* ledger.settle(settled, Option.some(event))
+        // The same call again, as a retry after an unseen success makes it.
+        yield* expectDefect(ledger.settle(settled, Option.some(event)))
+        expect(yield* ledger.findById(sale.id)).toStrictEqual(Option.some(settled))
+        expect(yield* outbox.findBySale(sale.id)).toStrictEqual([event])
+        // The event's failure undoes the sale's write too: another sale stays pending.
+        const other = aSale({ accountId })
+        yield* ledger.recordPending(other)
+        yield* expectDefect(ledger.settle(settledOf(other), Option.some(anEvent({ id: event.id, accountId, saleId: other.id }))))
+        expect(yield* ledger.findById(other.id)).toStrictEqual(Option.some(other))
+        expect(yield* outbox.findBySale(other.id)).toStrictEqual([])
+        expect(yield* outbox.findById(event.id)).toStrictEqual(Option.some(event))
+      }))
+    })
+
+    it.effect("a settle whose sale cannot be written (its payment key is another sale's) fails and queues nothing", () => {
+      const accountId = anAccountId()
+      return isolated(accountId, Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const outbox = yield* Outbox
+        const first = aSale({ accountId })
+        const second = aSale({ accountId })
+        yield* ledger.recordPending(first)
+        yield* ledger.recordPending(second)
+        const event = anEvent({ accountId, saleId: second.id })
+        yield* expectDefect(ledger.settle(settledOf(second, { paymentKey: first.paymentKey }), Option.some(event)))
+        expect(yield* ledger.findById(second.id)).toStrictEqual(Option.some(second))
+        expect(yield* ledger.findByPaymentKey(first.paymentKey)).toStrictEqual(Option.some(first))
+        expect(yield* outbox.findById(event.id)).toStrictEqual(Option.none())
+      }))
+    })
 
     it.effect("lists an account's sales newest first through cursor pages, ties broken by id", () =>
       Effect.gen(function*() {
