@@ -404,8 +404,8 @@ const main = async () => {
     console.log(`  ${"express + @x402/express 402 (medians above)".padEnd(58)} ${fmt(median(theirs)).padStart(7)} req/s   ${"".padEnd(12)}   server CPU ${fmt(median(theirsCpu)).padStart(5)} µs/req`)
     // CPU per request, not req/s: the runs are seconds apart on a shared machine, and CPU time moves less.
     console.log(`  => server CPU per 402: from the front door ~${fmt(median(oursCpu))} µs (bare node:http ~${fmt(bareCpu)} µs);`)
-    console.log(`     through the app ~${fmt(appCpu)} µs = Effect HTTP stack + guard ~${fmt(healthCpu)} µs + checkout logic, encoding and two`)
-    console.log(`     ${appOnly.storage} lookups (checkout, listing) ~${fmt(appCpu - healthCpu)} µs; the app answers once per checkout per RESPONSE_CACHE_MS`)
+    console.log(`     through the app ~${fmt(appCpu)} µs = Effect HTTP stack + guard ~${fmt(healthCpu)} µs + checkout logic, encoding and one`)
+    console.log(`     ${appOnly.storage} lookup (the checkout joined with its listing) ~${fmt(appCpu - healthCpu)} µs; the app answers once per checkout per RESPONSE_CACHE_MS`)
     console.log(`     (2 s) and after every write; express+x402 ~${fmt(median(theirsCpu))} µs; 1.5x express+x402 needs <= ~${fmt(median(theirsCpu) / CHALLENGE_TARGET)} µs`)
 
     const sigMs = await signatureCheckCost(TEST_NETWORK, requirement)
