@@ -85,18 +85,21 @@ export const testPorts = (options: TestAppOptions = {}) => {
  * in the same file becomes a layer nested in the first, sharing its memo map — the same clock, mail,
  * limiter and server, while `CodeHostMemoryControl` then controls a code host the server does not use.
  */
-export const TestApp = (options: TestAppOptions & { readonly responseCacheMs?: number } = {}) => {
+export const TestApp = (options: TestAppOptions & { readonly responseCacheMs?: number } = {}) =>
+  HttpLive.pipe(Layer.provideMerge(testPorts(options)), Layer.provideMerge(ServedAsNpmStart(options.responseCacheMs)))
+
+/**
+ * The serving half of `TestApp`: a real Node server on a random loopback port behind the front door (as
+ * `npm start` serves), and an HttpClient pointed at it. For harnesses that assemble their own ports.
+ */
+export const ServedAsNpmStart = (responseCacheMs?: number) => {
   const cacheConfig = Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)]]))
+    ConfigProvider.fromMap(new Map(responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(responseCacheMs)]]))
   )
-  const server = HttpServer.layerTestClient.pipe(
+  return HttpServer.layerTestClient.pipe(
     Layer.provide(NodeHttpClient.layerWithoutAgent),
     Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-    Layer.provideMerge(NodeServerWithFrontDoor({ port: 0, host: "127.0.0.1" }))
-  )
-  return HttpLive.pipe(
-    Layer.provideMerge(testPorts(options)),
-    Layer.provideMerge(server),
+    Layer.provideMerge(NodeServerWithFrontDoor({ port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(FrontDoorLive.pipe(Layer.provide(cacheConfig)))
   )
 }

@@ -1,11 +1,10 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { expect } from "@effect/vitest"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { renderReadme } from "../../adapters/github/ReadmeHtml.js"
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { HttpLive } from "../../hosts/http/AppLayer.js"
 import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
-import { call, type Reply, type TestAppOptions, testPorts } from "./app.js"
+import { call, type Reply, ServedAsNpmStart, type TestAppOptions, testPorts } from "./app.js"
 import { magicToken } from "./flows.js"
 
 /**
@@ -102,4 +101,4 @@ export const sanitisedReadme = (markdown: string, repo: RepoInfo, path: string) 
 
 /** `TestApp` with some ports replaced (a decorated code host, an https BASE_URL). */
 export const TestAppWith = <ROut>(overrides: Layer.Layer<ROut, unknown>, options: TestAppOptions = {}) =>
-  HttpLive.pipe(Layer.provideMerge(Layer.merge(testPorts(options), overrides)), Layer.provideMerge(NodeHttpServer.layerTest))
+  HttpLive.pipe(Layer.provideMerge(Layer.merge(testPorts(options), overrides)), Layer.provideMerge(ServedAsNpmStart()))

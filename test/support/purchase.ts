@@ -4,7 +4,6 @@
  * schemes or by hand, and the sale ledger read through its port.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { expect } from "@effect/vitest"
 import type { PaymentRequirements } from "@x402/core/types"
 import { authorizationTypes } from "@x402/evm"
@@ -18,7 +17,7 @@ import type { Sale } from "../../domain/Sale.js"
 import { HttpLive } from "../../hosts/http/AppLayer.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { BASE_URL, call, signInWithKey, type TestAppOptions, testPorts } from "./app.js"
+import { BASE_URL, call, ServedAsNpmStart, signInWithKey, type TestAppOptions, testPorts } from "./app.js"
 
 /** Moves the purchase app's clock forward (see `PurchaseApp`). */
 export class ClockSkew extends Context.Tag("test/ClockSkew")<ClockSkew, {
@@ -47,7 +46,7 @@ export const PurchaseApp = <ROut = never>(options: TestAppOptions = {}, override
   const ports = overrides === undefined ? testPorts(options) : Layer.merge(testPorts(options), overrides)
   return HttpLive.pipe(
     Layer.provideMerge(ports),
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(ServedAsNpmStart()),
     Layer.merge(skew),
     Layer.provide(Layer.setClock(clock)),
     Layer.provide(Logger.remove(Logger.defaultLogger))

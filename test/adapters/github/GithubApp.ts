@@ -1,9 +1,8 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { CodeHostIdentityGithub } from "../../../adapters/github/CodeHostIdentityGithub.js"
 import { HttpLive } from "../../../hosts/http/AppLayer.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
-import { BASE_URL, testPorts } from "../../support/app.js"
+import { BASE_URL, ServedAsNpmStart, testPorts } from "../../support/app.js"
 import { configOf, githubHost } from "./support.js"
 
 export const OAUTH_CONFIG = { GITHUB_CLIENT_ID: "oauth-client-id", GITHUB_CLIENT_SECRET: "oauth-client-secret" }
@@ -22,5 +21,5 @@ export const GithubTestApp = (config: Record<string, string> = OAUTH_CONFIG) =>
       )
     )),
     Layer.provideMerge(testPorts({ repos: [] })),
-    Layer.provideMerge(NodeHttpServer.layerTest)
+    Layer.provideMerge(ServedAsNpmStart())
   )
