@@ -18,10 +18,8 @@
  * Not a test: the numbers depend on the machine. Bounded: every phase has a time limit, and a watchdog
  * ends the run if anything hangs.
  */
-import { type ChildProcess, fork } from "node:child_process"
 import { createServer, type OutgoingHttpHeaders } from "node:http"
 import { cpus, loadavg } from "node:os"
-import { fileURLToPath } from "node:url"
 import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
 import { HTTPFacilitatorClient } from "@x402/core/server"
@@ -33,17 +31,21 @@ import express from "express"
 import type { Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { parseEip3009Payment, transferWithAuthorizationTypes, verifyEip3009Signature } from "../adapters/evm/EvmPayment.js"
-import type { ChallengeStats, PurchaseStats, Reply, Request, SignJob, WireRequirement } from "./load-client.js"
+import type { ChallengeStats, PurchaseStats, Request, SignJob, WireRequirement } from "./load-client.js"
 import {
   type BenchApp,
   closeServer,
   fmt,
   listen,
+  type LoadClient,
   type LoopbackFacilitator,
   MiB,
   repoWithArchiveOf,
   runMain,
+  sampler,
+  startBareServer,
   startBenchApp,
+  startLoadClient,
   startLoopbackFacilitator,
   teardown
 } from "./support.js"
@@ -150,52 +152,7 @@ const startExpressBaseline = async (path: string, requirement: WireRequirement, 
   return { url: `http://127.0.0.1:${port}${path}`, close: () => closeServer(server) }
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// The load client process.
-
-const startClient = () => {
-  const execArgv = process.execArgv.filter((a) => !a.startsWith("--cpu-prof") && !a.startsWith("--heap-prof"))
-  const child: ChildProcess = fork(fileURLToPath(new URL("./load-client.ts", import.meta.url)), [], {
-    execArgv,
-    stdio: ["ignore", "inherit", "inherit", "ipc"]
-  })
-  let exited = false
-  child.on("exit", () => void (exited = true))
-  const ask = <T extends Reply["type"]>(request: Request, expected: T) =>
-    new Promise<Extract<Reply, { type: T }>>((resolve, reject) => {
-      if (exited) return reject(new Error("the load client has exited"))
-      const onExit = () => reject(new Error("the load client exited"))
-      child.once("exit", onExit)
-      child.once("message", (reply: Reply) => {
-        child.off("exit", onExit)
-        if (reply.type === expected) resolve(reply as Extract<Reply, { type: T }>)
-        else reject(new Error(reply.type === "error" ? `load client: ${reply.message}` : `unexpected reply ${reply.type}`))
-      })
-      child.send(request)
-    })
-  const stop = () => {
-    if (!exited) child.send({ type: "exit" } satisfies Request)
-    setTimeout(() => !exited && child.kill(), 1000).unref()
-  }
-  return { ask, stop }
-}
-type Client = ReturnType<typeof startClient>
-
-/** CPU of this process (the servers) and its event-loop use over a phase. */
-const sampler = () => {
-  const cpu0 = process.cpuUsage()
-  const elu0 = performance.eventLoopUtilization()
-  const t0 = performance.now()
-  return () => {
-    const cpu = process.cpuUsage(cpu0)
-    const elu = performance.eventLoopUtilization(elu0)
-    const cpuMs = (cpu.user + cpu.system) / 1000
-    // Event loop busy but CPU share low: the process was waiting for a core (other work on the machine).
-    return { cpuMs, elu: elu.utilization, cpuShare: cpuMs / (performance.now() - t0) }
-  }
-}
-
-const challengeRun = async (client: Client, url: string, runSeconds: number) => {
+const challengeRun = async (client: LoadClient, url: string, runSeconds: number) => {
   const done = sampler()
   const { stats } = await client.ask({ type: "challenge", url, connections, seconds: runSeconds }, "challenge")
   return { stats, server: done() }
@@ -215,7 +172,7 @@ interface PurchasePhase {
 }
 
 const purchaseRun = async (
-  client: Client,
+  client: LoadClient,
   app: BenchApp,
   label: string,
   url: string,
@@ -270,15 +227,6 @@ const signatureCheckCost = async (network: string, requirement: WireRequirement)
   return best
 }
 
-/** A bare node:http server answering every request with exactly the given 402 (headers and body). */
-const startBare402 = async (status: number, headers: OutgoingHttpHeaders, body: Buffer) => {
-  const server = createServer((_req, res) => {
-    res.writeHead(status, headers).end(body)
-  })
-  const port = await listen(server)
-  return { url: `http://127.0.0.1:${port}/checkout/x/test`, close: () => closeServer(server) }
-}
-
 /** Repomarket's 402 as sent: status, the headers that matter, and the body. */
 const captured402 = async (url: string) => {
   const res = await fetch(url)
@@ -331,7 +279,7 @@ const main = async () => {
     console.log(`  Express + @x402/express on ${baseline.url}: 402 with PAYMENT-REQUIRED, the same requirement`)
     console.log(`  both verified: 402 + PAYMENT-REQUIRED before measuring`)
 
-    const client = startClient()
+    const client = startLoadClient()
     cleanups.push(client.stop)
     const jobs: Array<SignJob> = [
       { set: "test", count: payments, accepted: requirement, resource: repomarket402.resource },
@@ -390,7 +338,7 @@ const main = async () => {
       return cpuPerRequest(run)
     }
     const sample = await captured402(bigListing.testCheckoutUrl)
-    const bare = await startBare402(sample.status, sample.headers, sample.body)
+    const bare = await startBareServer(sample.status, sample.headers, sample.body, "/checkout/x/test")
     cleanups.push(bare.close)
     const bareCpu = await diag("bare node:http, the same 402 bytes (the machine's ceiling)", bare.url, "402")
     const healthCpu = await diag("repomarket GET /healthz (Effect HTTP stack + guard, no logic)", `${app.origin}/healthz`, "200")

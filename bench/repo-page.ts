@@ -12,15 +12,13 @@
  * A missed target is printed, not an exit failure; a broken run (wrong status, setup failure) exits non-zero.
  * Bounded: every phase has a time limit, and a watchdog ends the run if anything hangs.
  */
-import { type ChildProcess, fork } from "node:child_process"
-import { createServer, get, type OutgoingHttpHeaders } from "node:http"
+import { get, type OutgoingHttpHeaders } from "node:http"
 import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import type { FakeRepo } from "../adapters/memory/CodeHostMemory.js"
-import type { LoadStats, Reply, Request } from "./load-client.js"
-import { closeServer, fmt, listen, runMain, startBenchApp, teardown } from "./support.js"
+import type { LoadStats } from "./load-client.js"
+import { fmt, runMain, sampler, startBareServer, startBenchApp, startLoadClient, teardown, type LoadClient } from "./support.js"
 
 const { values } = parseArgs({
   options: {
@@ -184,59 +182,6 @@ const warmPage = async (url: string, repo: FakeRepo): Promise<Captured> => {
   return last!
 }
 
-/** A bare node:http server answering every request with exactly the given status, headers and body. */
-const startBare = async (page: Captured, path: string) => {
-  const server = createServer((_req, res) => {
-    res.writeHead(page.status, page.headers).end(page.body)
-  })
-  const port = await listen(server)
-  return { url: `http://127.0.0.1:${port}${path}`, close: () => closeServer(server) }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The load client process.
-
-const startClient = () => {
-  const execArgv = process.execArgv.filter((a) => !a.startsWith("--cpu-prof") && !a.startsWith("--heap-prof"))
-  const child: ChildProcess = fork(fileURLToPath(new URL("./load-client.ts", import.meta.url)), [], {
-    execArgv,
-    stdio: ["ignore", "inherit", "inherit", "ipc"]
-  })
-  let exited = false
-  child.on("exit", () => void (exited = true))
-  const ask = <T extends Reply["type"]>(request: Request, expected: T) =>
-    new Promise<Extract<Reply, { type: T }>>((resolve, reject) => {
-      if (exited) return reject(new Error("the load client has exited"))
-      const onExit = () => reject(new Error("the load client exited"))
-      child.once("exit", onExit)
-      child.once("message", (reply: Reply) => {
-        child.off("exit", onExit)
-        if (reply.type === expected) resolve(reply as Extract<Reply, { type: T }>)
-        else reject(new Error(reply.type === "error" ? `load client: ${reply.message}` : `unexpected reply ${reply.type}`))
-      })
-      child.send(request)
-    })
-  const stop = () => {
-    if (!exited) child.send({ type: "exit" } satisfies Request)
-    setTimeout(() => !exited && child.kill(), 1000).unref()
-  }
-  return { ask, stop }
-}
-type Client = ReturnType<typeof startClient>
-
-/** CPU of this process (the servers) and its event-loop use over a phase. */
-const sampler = () => {
-  const cpu0 = process.cpuUsage()
-  const elu0 = performance.eventLoopUtilization()
-  const t0 = performance.now()
-  return () => {
-    const cpu = process.cpuUsage(cpu0)
-    const elu = performance.eventLoopUtilization(elu0)
-    const cpuMs = (cpu.user + cpu.system) / 1000
-    // Event loop busy but CPU share low: the process was waiting for a core (other work on the machine).
-    return { cpuMs, elu: elu.utilization, cpuShare: cpuMs / (performance.now() - t0) }
-  }
-}
 
 interface Run {
   readonly stats: LoadStats
@@ -245,7 +190,7 @@ interface Run {
   readonly cpuUs: number
 }
 
-const loadRun = async (client: Client, url: string, runSeconds: number): Promise<Run> => {
+const loadRun = async (client: LoadClient, url: string, runSeconds: number): Promise<Run> => {
   const done = sampler()
   const { stats } = await client.ask({ type: "load", url, connections, seconds: runSeconds, expectedStatus: 200, headers: ACCEPT }, "load")
   const server = done()
@@ -291,7 +236,7 @@ const main = async () => {
     const sample = Object.entries(page.headers).map(([n, v]) => `${n}: ${String(v)}`).join("; ")
     console.log(`  headers: ${sample.length > 240 ? `${sample.slice(0, 237)}...` : sample}`)
 
-    const bare = await startBare(page, path)
+    const bare = await startBareServer(page.status, page.headers, page.body, path)
     cleanups.push(bare.close)
     const echoed = await capture(bare.url)
     if (echoed.status !== page.status || !echoed.body.equals(page.body)) {
@@ -299,7 +244,7 @@ const main = async () => {
     }
     console.log(`  bare node:http on ${bare.url}: the same status, headers and ${fmt(page.body.length)} body bytes`)
 
-    const client = startClient()
+    const client = startLoadClient()
     cleanups.push(client.stop)
 
     section(`repo page JSON, ${connections} connections, ${rounds} rounds of ${seconds} s each, alternating`)

@@ -8,13 +8,15 @@
  * @x402/express baseline, so no benchmark ever needs the network.
  */
 import { randomBytes } from "node:crypto"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { type ChildProcess, fork } from "node:child_process"
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Context, Effect, Either, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { getAddress, type Hex, keccak256 } from "viem"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
@@ -33,6 +35,7 @@ import { FrontDoorLive, NodeServerWithFrontDoor } from "../hosts/http/FrontDoor.
 import { PublicOrigin } from "../ports/PublicOrigin.js"
 import { pgliteTestDatabase } from "../test/support/pglite.js"
 import { postgresProblem, shownUrl, TEST_DATABASE_URL } from "../test/support/postgres.js"
+import type { Reply, Request } from "./load-client.js"
 
 export const MiB = 1024 * 1024
 
@@ -398,3 +401,58 @@ export const runMain = (main: () => Promise<void>) =>
       process.exit(1)
     }
   )
+
+// ---------------------------------------------------------------------------------------------------------
+// Load: the load client process (bench/load-client.ts), the server-side sampler, a bare baseline server.
+
+/** Forks the load client (without the profiler flags of this process) and talks to it one request at a time. */
+export const startLoadClient = () => {
+  const execArgv = process.execArgv.filter((a) => !a.startsWith("--cpu-prof") && !a.startsWith("--heap-prof"))
+  const child: ChildProcess = fork(fileURLToPath(new URL("./load-client.ts", import.meta.url)), [], {
+    execArgv,
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  let exited = false
+  child.on("exit", () => void (exited = true))
+  const ask = <T extends Reply["type"]>(request: Request, expected: T) =>
+    new Promise<Extract<Reply, { type: T }>>((resolve, reject) => {
+      if (exited) return reject(new Error("the load client has exited"))
+      const onExit = () => reject(new Error("the load client exited"))
+      child.once("exit", onExit)
+      child.once("message", (reply: Reply) => {
+        child.off("exit", onExit)
+        if (reply.type === expected) resolve(reply as Extract<Reply, { type: T }>)
+        else reject(new Error(reply.type === "error" ? `load client: ${reply.message}` : `unexpected reply ${reply.type}`))
+      })
+      child.send(request)
+    })
+  const stop = () => {
+    if (!exited) child.send({ type: "exit" } satisfies Request)
+    setTimeout(() => !exited && child.kill(), 1000).unref()
+  }
+  return { ask, stop }
+}
+export type LoadClient = ReturnType<typeof startLoadClient>
+
+/** CPU of this process (the servers) and its event-loop use over a phase. */
+export const sampler = () => {
+  const cpu0 = process.cpuUsage()
+  const elu0 = performance.eventLoopUtilization()
+  const t0 = performance.now()
+  return () => {
+    const cpu = process.cpuUsage(cpu0)
+    const elu = performance.eventLoopUtilization(elu0)
+    const cpuMs = (cpu.user + cpu.system) / 1000
+    // Event loop busy but CPU share low: the process was waiting for a core (other work on the machine).
+    return { cpuMs, elu: elu.utilization, cpuShare: cpuMs / (performance.now() - t0) }
+  }
+}
+
+/** A bare node:http server answering every request with exactly the given status, headers and body: the ceiling. */
+export const startBareServer = async (status: number, headers: OutgoingHttpHeaders, body: Uint8Array, path: string) => {
+  const server = createServer((_req, res) => {
+    res.writeHead(status, headers).end(body)
+  })
+  const port = await listen(server)
+  return { url: `http://127.0.0.1:${port}${path}`, close: () => closeServer(server) }
+}
