@@ -39,14 +39,18 @@ import {
   listen,
   type LoadClient,
   type LoopbackFacilitator,
+  median,
   MiB,
+  ms,
   repoWithArchiveOf,
   runMain,
   sampler,
+  section,
   startBareServer,
   startBenchApp,
   startLoadClient,
   startLoopbackFacilitator,
+  startWatchdog,
   teardown
 } from "./support.js"
 
@@ -81,21 +85,10 @@ const DIAG_SECONDS = Math.min(seconds, 4)
 
 // The watchdog: whatever hangs, the run ends.
 const budgetSeconds = 90 + 3 * (DIAG_SECONDS + 1) + rounds * 2 * (seconds + WARMUP_SECONDS + 1) + SIGN_SECONDS + 3 * (PURCHASE_SECONDS + 5)
-const watchdog = setTimeout(() => {
-  console.error(`WATCHDOG: the run took over ${budgetSeconds} s; stopping.`)
-  process.exit(3)
-}, budgetSeconds * 1000)
-watchdog.unref()
+startWatchdog(budgetSeconds)
 
 // ---------------------------------------------------------------------------------------------------------
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
-const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
-const section = (title: string) => console.log(`\n== ${title}`)
 
 interface Challenge402 {
   readonly status: number

@@ -18,7 +18,7 @@ import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
 import type { FakeRepo } from "../adapters/memory/CodeHostMemory.js"
 import type { LoadStats } from "./load-client.js"
-import { fmt, runMain, sampler, startBareServer, startBenchApp, startLoadClient, teardown, type LoadClient } from "./support.js"
+import { fmt, type LoadClient, median, ms, runMain, sampler, section, startBareServer, startBenchApp, startLoadClient, startWatchdog, teardown } from "./support.js"
 
 const { values } = parseArgs({
   options: {
@@ -46,21 +46,10 @@ const DROPPED = new Set(["date", "connection", "keep-alive", "transfer-encoding"
 
 // The watchdog: whatever hangs, the run ends.
 const budgetSeconds = 90 + rounds * 2 * (seconds + WARMUP_SECONDS + 2)
-const watchdog = setTimeout(() => {
-  console.error(`WATCHDOG: the run took over ${budgetSeconds} s; stopping.`)
-  process.exit(3)
-}, budgetSeconds * 1000)
-watchdog.unref()
+startWatchdog(budgetSeconds)
 
 // ---------------------------------------------------------------------------------------------------------
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
-const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
-const section = (title: string) => console.log(`\n== ${title}`)
 
 /** A listed repo as a seller's would be: a README of a few KiB of markdown and a handful of files. */
 const benchRepo = (): FakeRepo => {

@@ -378,6 +378,21 @@ export const closeServer = (server: Server) =>
   })
 
 /** Numbers for humans: thousands separated, a fixed number of decimals. */
+export const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+export const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
+export const section = (title: string) => console.log(`\n== ${title}`)
+
+/** Whatever hangs, the run ends: exits with 3 after `budgetSeconds`. */
+export const startWatchdog = (budgetSeconds: number) =>
+  setTimeout(() => {
+    console.error(`WATCHDOG: the run took over ${budgetSeconds} s; stopping.`)
+    process.exit(3)
+  }, budgetSeconds * 1000).unref()
+
 export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 /** Runs a bench script's cleanups newest first, each on its own (one failing does not skip the rest). */
