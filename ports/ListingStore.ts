@@ -35,11 +35,10 @@ export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore
   /** Replaces the stored listing with the same id. */
   readonly update: (listing: Listing) => Effect.Effect<void>
   readonly insertCheckout: (checkout: Checkout) => Effect.Effect<void>
-  readonly findCheckout: (id: CheckoutId) => Effect.Effect<Option.Option<Checkout>>
   /**
-   * `findCheckout` and `findById(checkout.listingId)` in one lookup (one round trip in SQL), for a buyer's
-   * request, which needs both. None when the checkout is unknown. Both are read at one moment (one
-   * statement), never a checkout from before a change with its listing from after it.
+   * A checkout by id and its listing (`findById(checkout.listingId)`) in one lookup (one round trip in SQL),
+   * for a buyer's request, which needs both. None when the checkout is unknown. Both are read at one moment
+   * (one statement), never a checkout from before a change with its listing from after it.
    */
   readonly findCheckoutWithListing: (id: CheckoutId) => Effect.Effect<Option.Option<CheckoutWithListing>>
   /** Marks a checkout void; voiding a void checkout keeps its first voiding time. */

@@ -35,7 +35,6 @@ export const ListingStoreMemory = Layer.sync(ListingStore, () => {
       }),
     update: (listing) => Effect.sync(() => void listings.set(listing.id, listing)),
     insertCheckout: (checkout) => Effect.sync(() => void checkouts.set(checkout.id, checkout)),
-    findCheckout: (id) => Effect.sync(() => Option.fromNullable(checkouts.get(id))),
     findCheckoutWithListing: (id) =>
       Effect.sync(() =>
         Option.map(Option.fromNullable(checkouts.get(id)), (checkout) => ({

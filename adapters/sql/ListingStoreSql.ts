@@ -78,11 +78,6 @@ export const ListingStoreSql = Layer.effect(
       Request: CheckoutFromRow,
       execute: (row) => sql`INSERT INTO checkouts ${sql.insert(row)}`
     })
-    const findCheckout = SqlSchema.findOne({
-      Request: CheckoutId,
-      Result: CheckoutFromRow,
-      execute: (id) => sql`SELECT * FROM checkouts WHERE id = ${id}`
-    })
     const listingColumns = sql.literal(LISTING_COLUMNS.map((column) => `l.${column} AS "${JOINED}${column}"`).join(", "))
     const findCheckoutWithListing = SqlSchema.findOne({
       Request: CheckoutId,
@@ -117,7 +112,6 @@ export const ListingStoreSql = Layer.effect(
         ),
       update: (listing) => update(listing).pipe(Effect.orDie),
       insertCheckout: (checkout: Checkout) => insertCheckout(checkout).pipe(Effect.orDie),
-      findCheckout: (id) => findCheckout(id).pipe(Effect.orDie),
       findCheckoutWithListing: (id) => findCheckoutWithListing(id).pipe(Effect.orDie),
       voidCheckout: (id, at) => voidCheckout({ id, at }).pipe(Effect.orDie)
     }
