@@ -1,50 +1,15 @@
 import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Logger, Option } from "effect"
-import { SMTPServer } from "smtp-server"
 import { MailerLive } from "../../adapters/mail/MailerLive.js"
 import { MailerLog } from "../../adapters/mail/MailerLog.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
 import { MailerMemory, SentMail } from "../../adapters/memory/MailerMemory.js"
 import { type Mail, Mailer } from "../../ports/Mailer.js"
+import { startSmtpRecorder } from "../support/smtp.js"
 
-interface Received {
-  readonly from: string
-  readonly to: ReadonlyArray<string>
-  readonly raw: string
-}
-
-/** A real SMTP server on loopback that records what it receives. */
-const smtpServer = Effect.gen(function*() {
-  const received: Array<Received> = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("utf8")
-        })
-        callback()
-      })
-    }
-  })
-  const port = yield* Effect.acquireRelease(
-    Effect.async<number>((resume) => {
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.server.address()
-        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    }),
-    () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
-  )
-  return { port, received } as const
-})
+/** A real SMTP server on loopback that records what it receives, closed with the test's scope. */
+const smtpServer = Effect.acquireRelease(Effect.promise(startSmtpRecorder), (smtp) => Effect.promise(smtp.close))
 
 /** A loopback port with nothing listening on it. */
 const closedPort = Effect.async<number>((resume) => {

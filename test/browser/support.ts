@@ -12,7 +12,6 @@ import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { SMTPServer } from "smtp-server"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
@@ -28,6 +27,7 @@ import { DeliveryWorkerLive } from "../../hosts/http/DeliveryWorker.js"
 import type { CodeHost } from "../../ports/CodeHost.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { DEFAULT_REPOS } from "../support/app.js"
+import { startSmtpRecorder } from "../support/smtp.js"
 
 // ---------------------------------------------------------------------------------------------- Chromium
 
@@ -103,32 +103,26 @@ export interface SmtpCapture {
 
 /** A real SMTP server on loopback (no TLS, no auth) that keeps every message it accepts. */
 export const startSmtp = async (): Promise<SmtpCapture> => {
-  const mails: Array<CapturedMail> = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (c: Buffer) => chunks.push(c))
-      stream.on("end", () => {
-        mails.push(parseMail(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address.toLowerCase())))
-        callback()
-      })
-    }
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
-  const port = (server.server.address() as AddressInfo).port
+  const recorder = await startSmtpRecorder()
+  const mails = () => recorder.received.map((m) => parseMail(m.raw, m.to.map((address) => address.toLowerCase())))
   const waitFor = async (to: string, after: number, timeoutMs = 10_000) => {
     const until = Date.now() + timeoutMs
     for (;;) {
-      const found = mails.slice(after).find((m) => m.to.includes(to.toLowerCase()))
+      const seen = mails()
+      const found = seen.slice(after).find((m) => m.to.includes(to.toLowerCase()))
       if (found) return found
-      if (Date.now() > until) throw new Error(`no mail to ${to} within ${timeoutMs} ms (got ${mails.length})`)
+      if (Date.now() > until) throw new Error(`no mail to ${to} within ${timeoutMs} ms (got ${seen.length})`)
       await new Promise((r) => setTimeout(r, 50))
     }
   }
-  return { port, mails, waitFor, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    port: recorder.port,
+    get mails() {
+      return mails()
+    },
+    waitFor,
+    close: recorder.close
+  }
 }
 
 /** The sign-in link in a magic-link mail. */
