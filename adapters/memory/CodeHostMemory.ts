@@ -86,8 +86,8 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
     // on every download would measure this fake, not the app (the checkout benchmark buys a 1 MiB repo).
     const archives = new WeakMap<FakeRepo, Map<string, ReadonlyArray<Uint8Array>>>()
     const archiveOf = (r: FakeRepo, commitSha: string) => {
-      const bySha = archives.get(r) ?? new Map<string, ReadonlyArray<Uint8Array>>()
-      archives.set(r, bySha)
+      let bySha = archives.get(r)
+      if (bySha === undefined) archives.set(r, bySha = new Map())
       const sha7 = commitSha.slice(0, 7)
       let chunks = bySha.get(sha7)
       if (chunks === undefined) {
