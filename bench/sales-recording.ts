@@ -9,7 +9,7 @@
  * database is created for the run and dropped after.
  */
 import { parseArgs } from "node:util"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { StorageSql } from "../adapters/sql/SqlLive.js"
 import { Sale } from "../domain/Sale.js"
 import { SaleLedger } from "../ports/SaleLedger.js"
@@ -45,7 +45,7 @@ const run = (backend: string) =>
     yield* Effect.forEach(
       recorded,
       ({ sale }) =>
-        ledger.update(new Sale({ ...sale, status: "settled", transaction: `0x${sale.id}`, settledAt: new Date() })),
+        ledger.settle(new Sale({ ...sale, status: "settled", transaction: `0x${sale.id}`, settledAt: new Date() }), Option.none()),
       { concurrency, discard: true }
     )
     const t2 = performance.now()

@@ -32,5 +32,15 @@ export class Sale extends Schema.Class<Sale>("Sale")({
   status: SaleStatus,
   failureReason: Schema.NullOr(Schema.String),
   createdAt: Schema.DateFromSelf,
-  settledAt: Schema.NullOr(Schema.DateFromSelf)
+  settledAt: Schema.NullOr(Schema.DateFromSelf),
+  /**
+   * SHA-256 (hex) of the x402 `payment-identifier` id the buyer sent with this payment, if any. The id never
+   * goes on chain, so together with a signature by the payer it tells the buyer from a chain observer.
+   */
+  paymentIdDigest: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  /**
+   * The last moment the payment can still settle on its chain (EVM: the authorization's `validBefore`). An
+   * unsettled payment past it never settles: a sale whose settle outcome was unknown is then final, failed.
+   */
+  settleBy: Schema.optionalWith(Schema.NullOr(Schema.DateFromSelf), { default: () => null })
 }) {}

@@ -1,5 +1,6 @@
 import { Context, Data, type Effect, type Option } from "effect"
 import type { AtomicAmount } from "../domain/Money.js"
+import type { Sale } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
 
 /** One payment option a checkout offers: x402 `exact` scheme, USDC, one chain. */
@@ -59,6 +60,18 @@ export interface Settlement {
   readonly errorReason: string | null
 }
 
+/**
+ * What the chain (or the facilitator) says now of a payment whose settle outcome was never heard (a settle
+ * call that timed out, failed with a 5xx or lost its connection, or a host that stopped mid-settle).
+ * - `Settled`: the payment moved (its authorization or transaction is on chain); the transaction if known.
+ * - `Unsettled`: it has not moved so far. It may still move until the sale's `settleBy`; after that, never.
+ * - `Unknown`: nobody can tell right now (no RPC endpoint configured, or it did not answer).
+ */
+export type SettlementStatus =
+  | { readonly _tag: "Settled"; readonly transaction: string | null }
+  | { readonly _tag: "Unsettled" }
+  | { readonly _tag: "Unknown"; readonly reason: string }
+
 export class FacilitatorError extends Data.TaggedError("FacilitatorError")<{
   readonly reason: "unreachable" | "timeout" | "bad_response"
   readonly message: string
@@ -67,6 +80,8 @@ export class FacilitatorError extends Data.TaggedError("FacilitatorError")<{
 export interface Facilitator {
   readonly verify: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Verification, FacilitatorError>
   readonly settle: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Settlement, FacilitatorError>
+  /** Reads whether a recorded sale's payment settled, from the chain (live) or the simulated ledger (test). */
+  readonly status: (sale: Sale) => Effect.Effect<SettlementStatus>
 }
 
 /**

@@ -22,17 +22,29 @@ export interface SalePage {
 export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
   /** Records a pending sale, or returns the sale already recorded for the same payment key. */
   readonly recordPending: (sale: Sale) => Effect.Effect<{ readonly sale: Sale; readonly created: boolean }>
-  readonly update: (sale: Sale) => Effect.Effect<void>
+  /**
+   * Marks a pending sale failed with `reason`. Only a pending sale moves: true when this call moved it, false
+   * when the sale is unknown or already settled or failed (a settled sale can never be marked failed).
+   */
+  readonly markFailed: (id: SaleId, reason: string) => Effect.Effect<boolean>
   /**
    * Writes a settled sale (replacing the stored sale with the same id) and, when `event` is given, queues
    * its `sale.settled` event in the Outbox, as one atomic write (one statement in SQL, no transaction
-   * needed): both land or neither does. If no sale has that id nothing is written, the event included.
-   * The event's id is its key: a call whose event is already queued fails (a defect) and writes nothing,
-   * so repeating a call that in fact succeeded can never queue a second event.
+   * needed): both land or neither does. Only a pending sale moves: true when this call settled it; false,
+   * with nothing written (the event included), when the sale is unknown or no longer pending. So of a
+   * buyer's retry and the reconciler settling the same sale at once, exactly one queues the event.
+   * The event's id is its key: a call whose event is already queued fails (a defect) and writes nothing.
    */
-  readonly settle: (sale: Sale, event: Option.Option<WebhookEvent>) => Effect.Effect<void>
+  readonly settle: (sale: Sale, event: Option.Option<WebhookEvent>) => Effect.Effect<boolean>
   readonly findById: (id: SaleId) => Effect.Effect<Option.Option<Sale>>
   readonly findByPaymentKey: (key: string) => Effect.Effect<Option.Option<Sale>>
+  /**
+   * The sale a payer made with an x402 `payment-identifier` id (by its digest) on a network. One sale per
+   * (network, payer, digest), enforced by the store: `recordPending` of a second one is a defect.
+   */
+  readonly findByPaymentId: (network: string, payer: string, digest: string) => Effect.Effect<Option.Option<Sale>>
+  /** Pending sales created before `createdBefore`, oldest first: the reconciler's work list. */
+  readonly listPending: (options: { readonly createdBefore: Date; readonly limit: number }) => Effect.Effect<ReadonlyArray<Sale>>
   /** Newest first, optionally only live or test sales, or only sales in one status. */
   readonly listByAccount: (
     accountId: AccountId,

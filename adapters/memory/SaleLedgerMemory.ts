@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import type { SaleId } from "../../domain/Ids.js"
-import type { Sale } from "../../domain/Sale.js"
+import { Sale } from "../../domain/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 import { OutboxEvents } from "./OutboxMemory.js"
 
@@ -18,15 +18,28 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
       Effect.sync(() => {
         const existing = byKey.get(sale.paymentKey)
         if (existing) return { sale: sales.get(existing)!, created: false }
+        if (sale.paymentIdDigest !== null) {
+          for (const s of sales.values()) {
+            if (s.network === sale.network && s.payer === sale.payer && s.paymentIdDigest === sale.paymentIdDigest) {
+              throw new Error("recordPending: this payer already used that payment id on this network")
+            }
+          }
+        }
         sales.set(sale.id, sale)
         byKey.set(sale.paymentKey, sale.id)
         return { sale, created: true }
       }),
-    update: (sale) => Effect.sync(() => void sales.set(sale.id, sale)),
+    markFailed: (id, reason) =>
+      Effect.sync(() => {
+        const stored = sales.get(id)
+        if (stored === undefined || stored.status !== "pending") return false
+        sales.set(id, new Sale({ ...stored, status: "failed", failureReason: reason }))
+        return true
+      }),
     // Checks first, then writes both in one synchronous step: no other fiber sees one write without the other.
     settle: (sale, event) =>
       Effect.suspend(() => {
-        if (!sales.has(sale.id)) return Effect.void
+        if (sales.get(sale.id)?.status !== "pending") return Effect.succeed(false)
         const owner = byKey.get(sale.paymentKey)
         if (owner !== undefined && owner !== sale.id) {
           return Effect.die(new Error(`settle: payment key ${sale.paymentKey} belongs to another sale`))
@@ -36,11 +49,22 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
         }
         sales.set(sale.id, sale)
         if (Option.isSome(event)) events.set(event.value.id, event.value)
-        return Effect.void
+        return Effect.succeed(true)
       }),
     findById: (id) => Effect.sync(() => Option.fromNullable(sales.get(id))),
     findByPaymentKey: (key) =>
       Effect.sync(() => Option.fromNullable(byKey.get(key)).pipe(Option.flatMapNullable((id) => sales.get(id)))),
+    findByPaymentId: (network, payer, digest) =>
+      Effect.sync(() =>
+        Option.fromNullable([...sales.values()].find((s) => s.network === network && s.payer === payer && s.paymentIdDigest === digest))
+      ),
+    listPending: ({ createdBefore, limit }) =>
+      Effect.sync(() =>
+        [...sales.values()]
+          .filter((s) => s.status === "pending" && s.createdAt.getTime() < createdBefore.getTime())
+          .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+          .slice(0, Math.max(0, limit))
+      ),
     listByAccount: (accountId, { cursor, limit, livemode, status }) =>
       Effect.sync(() => {
         const all = [...sales.values()]

@@ -4,6 +4,7 @@ import { CredentialStoreMemory } from "./CredentialStoreMemory.js"
 import { ListingStoreMemory } from "./ListingStoreMemory.js"
 import { OutboxEventsMemory, OutboxMemory } from "./OutboxMemory.js"
 import { SaleLedgerMemory } from "./SaleLedgerMemory.js"
+import { SingleUseMemory } from "./SingleUseMemory.js"
 import { TransactorMemory } from "./TransactorMemory.js"
 
 /**
@@ -16,5 +17,6 @@ export const StorageMemory = Layer.mergeAll(
   CredentialStoreMemory,
   SaleLedgerMemory,
   OutboxMemory,
-  TransactorMemory
+  TransactorMemory,
+  SingleUseMemory
 ).pipe(Layer.provide(OutboxEventsMemory))

@@ -29,22 +29,36 @@ export const SaleLedgerSql = Layer.effect(
       Result: SaleFromRow,
       execute: (id) => sql`SELECT * FROM sales WHERE id = ${id}`
     })
-    const update = SqlSchema.void({
-      Request: SaleFromRow,
-      execute: (row) => sql`UPDATE sales SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+    const findByPaymentId = SqlSchema.findOne({
+      Request: Schema.Struct({ network: Schema.String, payer: Schema.String, digest: Schema.String }),
+      Result: SaleFromRow,
+      execute: ({ digest, network, payer }) =>
+        sql`SELECT * FROM sales WHERE network = ${network} AND payer = ${payer} AND payment_id_digest = ${digest}`
     })
+    const listPending = SqlSchema.findAll({
+      Request: Schema.Struct({ createdBefore: Schema.DateFromSelf, limit: Schema.Number }),
+      Result: SaleFromRow,
+      execute: ({ createdBefore, limit }) =>
+        sql`SELECT * FROM sales WHERE status = 'pending' AND created_at < ${createdBefore}
+            ORDER BY created_at, id LIMIT ${Math.max(0, Math.floor(limit))}`
+    })
+    // Only a pending sale moves, decided by the UPDATE's own WHERE: no read-then-write race.
+    const markFailed = (id: SaleId, reason: string) =>
+      sql<{ id: string }>`UPDATE sales SET status = 'failed', failure_reason = ${reason}
+                          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
     // One statement, so atomic without a transaction. The event is inserted from the UPDATE's RETURNING: no
-    // sale, no event. A repeated event id breaks the primary key and fails the whole statement.
-    const settle = SqlSchema.void({
+    // pending sale, no event. A repeated event id breaks the primary key and fails the whole statement.
+    const settle = SqlSchema.findAll({
       Request: Schema.Struct({ sale: SaleFromRow, event: Schema.OptionFromNullOr(WebhookEventFromRow) }),
+      Result: Schema.Struct({ id: Schema.String }),
       execute: ({ event, sale }) => {
-        const update = sql`UPDATE sales SET ${sql.update(sale, ["id"])} WHERE id = ${sale.id}`
-        if (event === null) return update
+        const update = sql`UPDATE sales SET ${sql.update(sale, ["id"])} WHERE id = ${sale.id} AND status = 'pending'`
+        if (event === null) return sql`${update} RETURNING id`
         const entries = Object.entries(event)
         const columns = sql.csv(entries.map(([column]) => sql`${sql(column)}`))
         const values = sql.csv(entries.map(([, value]) => sql`${value}`))
         return sql`WITH settled AS (${update} RETURNING id)
-                   INSERT INTO webhook_events (${columns}) SELECT ${values} FROM settled`
+                   INSERT INTO webhook_events (${columns}) SELECT ${values} FROM settled RETURNING sale_id AS id`
       }
     })
     const page = (
@@ -97,8 +111,10 @@ export const SaleLedgerSql = Layer.effect(
 
     return {
       recordPending,
-      update: (sale) => update(sale).pipe(Effect.orDie),
-      settle: (sale, event) => settle({ sale, event }).pipe(Effect.orDie),
+      markFailed: (id, reason) => markFailed(id, reason).pipe(Effect.orDie),
+      settle: (sale, event) => settle({ sale, event }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+      findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(Effect.orDie),
+      listPending: (options) => listPending(options).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
       listByAccount,

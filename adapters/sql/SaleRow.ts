@@ -23,7 +23,9 @@ export const SaleRow = Schema.Struct({
   status: SaleStatus,
   failure_reason: Schema.NullOr(Schema.String),
   created_at: TimestampColumn,
-  settled_at: Schema.NullOr(TimestampColumn)
+  settled_at: Schema.NullOr(TimestampColumn),
+  payment_id_digest: Schema.NullOr(Schema.String),
+  settle_by: Schema.NullOr(TimestampColumn)
 })
 
 export const SaleFromRow = Schema.transform(SaleRow, Sale, {
@@ -47,7 +49,9 @@ export const SaleFromRow = Schema.transform(SaleRow, Sale, {
     status: row.status,
     failureReason: row.failure_reason,
     createdAt: row.created_at,
-    settledAt: row.settled_at
+    settledAt: row.settled_at,
+    paymentIdDigest: row.payment_id_digest,
+    settleBy: row.settle_by
   }),
   encode: (sale) => ({
     id: sale.id,
@@ -68,7 +72,9 @@ export const SaleFromRow = Schema.transform(SaleRow, Sale, {
     status: sale.status,
     failure_reason: sale.failureReason,
     created_at: sale.createdAt,
-    settled_at: sale.settledAt
+    settled_at: sale.settledAt,
+    payment_id_digest: sale.paymentIdDigest ?? null,
+    settle_by: sale.settleBy ?? null
   })
 })
 

@@ -5,6 +5,7 @@ import { ListingStoreSql } from "./ListingStoreSql.js"
 import { MigrationsLive } from "./Migrations.js"
 import { OutboxSql } from "./OutboxSql.js"
 import { SaleLedgerSql } from "./SaleLedgerSql.js"
+import { SingleUseSql } from "./SingleUseSql.js"
 import { TransactorSql } from "./TransactorSql.js"
 
 /**
@@ -17,5 +18,6 @@ export const StorageSql = Layer.mergeAll(
   CredentialStoreSql,
   SaleLedgerSql,
   OutboxSql,
-  TransactorSql
+  TransactorSql,
+  SingleUseSql
 ).pipe(Layer.provide(MigrationsLive))

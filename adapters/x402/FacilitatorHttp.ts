@@ -145,7 +145,9 @@ export const makeFacilitatorHttp = (
           Effect.flatMap((r) => r.success && r.transaction === ""
             ? Effect.fail(new FacilitatorError({ reason: "bad_response", message: "facilitator settle succeeded without a transaction" }))
             : Effect.succeed(settlement(requirement, r)))
-        )
+        ),
+      // x402's facilitator API has no status call: the chain itself is asked (see the chain readers).
+      status: () => Effect.succeed({ _tag: "Unknown", reason: "no chain reader configured" } as const)
     }
 
     const cached = yield* Ref.make(Option.none<Option.Option<string>>())

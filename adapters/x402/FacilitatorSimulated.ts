@@ -1,7 +1,15 @@
 import { generateKeyPairSigner, signBytes } from "@solana/kit"
 import { Clock, Effect } from "effect"
 import type { Chain } from "../../domain/Wallet.js"
-import type { Facilitator, PaymentRequirement, Settlement, SubmittedPayment, Verification } from "../../ports/PaymentFacilitator.js"
+import type { Sale } from "../../domain/Sale.js"
+import type {
+  Facilitator,
+  PaymentRequirement,
+  Settlement,
+  SettlementStatus,
+  SubmittedPayment,
+  Verification
+} from "../../ports/PaymentFacilitator.js"
 import { baseFacts } from "../evm/BaseAddress.js"
 import { base58 } from "../solana/SolanaPayment.js"
 import { solanaFacts } from "../solana/SolanaAddress.js"
@@ -73,13 +81,21 @@ export const makeFacilitatorSimulated: Effect.Effect<SimulatedFacilitator> = Eff
       { success: false, transaction: null, network: requirement.network, payer: null, errorReason: UNSUPPORTED_NETWORK }
     ).pipe(Effect.withSpan("FacilitatorSimulated.settle"))
 
+  // The sale's payment key is `<network>:<key>`, the key being what the simulated chain marks used.
+  const status = (sale: Sale): Effect.Effect<SettlementStatus> =>
+    Effect.sync(() =>
+      ledger.isUsed(sale.network, sale.paymentKey.slice(sale.network.length + 1))
+        ? { _tag: "Settled", transaction: null }
+        : { _tag: "Unsettled" }
+    )
+
   const extras: Record<Chain, Readonly<Record<string, string>>> = {
     base: {},
     solana: { feePayer: feePayer.address, recentBlockhash }
   }
 
   return {
-    facilitator: { verify, settle },
+    facilitator: { verify, settle, status },
     extra: (chain) => extras[chain],
     ledger: { balanceOf: ledger.balanceOf }
   }

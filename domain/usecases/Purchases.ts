@@ -1,4 +1,4 @@
-import { Cause, Effect, Option, Schedule, type Stream } from "effect"
+import { Effect, Option, Schedule, type Stream } from "effect"
 import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
 import {
   CheckoutGone,
@@ -36,6 +36,7 @@ import { SecretBox } from "../../ports/SecretBox.js"
 import { cannotDeliver } from "./HostErrors.js"
 import { testGoodsFiles } from "../rules/TestGoods.js"
 import { Listings } from "./Listings.js"
+import { Settlements } from "./Settlements.js"
 
 /** What a checkout offers right now. */
 export interface Quote {
@@ -69,21 +70,6 @@ export const REPLAY_WINDOW_MS = 10 * 60 * 1000
 /** How long a second copy of a payment waits for the first to finish settling. */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("35 seconds"))
 
-/** How long the outcome of a settlement is retried through a storage outage before the request gives up. */
-const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")), Schedule.upTo("30 seconds"))
-
-/**
- * Writes the outcome of a settle call: once money may have moved, a storage failure (a defect here) is
- * retried for a while rather than leaving the sale pending for ever. Each write is atomic, so a
- * failed attempt left nothing behind.
- */
-const durably = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  write.pipe(
-    Effect.sandbox,
-    Effect.retry({ schedule: RECORD_RETRY, while: (cause) => !Cause.isInterrupted(cause) }),
-    Effect.unsandbox
-  )
-
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
@@ -95,6 +81,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
     const packager = yield* Packager
     const box = yield* SecretBox
     const listings = yield* Listings
+    const settlements = yield* Settlements
     const { baseUrl } = yield* PublicOrigin
 
     const pageOf = (repo: { owner: string; name: string }) => `${baseUrl}${repoPagePath(repo)}`
@@ -199,34 +186,6 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return yield* goodsOf(sale, settlementOf(sale))
     })
 
-    /** Marks the sale settled and queues its `sale.settled` event (if the account has a webhook) in one atomic write. */
-    const markSettled = Effect.fnUntraced(function*(pending: Sale, settlement: Settlement) {
-      const at = yield* now
-      const settled = new Sale({ ...pending, status: "settled", transaction: settlement.transaction, payer: settlement.payer ?? pending.payer, settledAt: at })
-      const eventId = yield* newId<EventId>(IdPrefix.event).pipe(Effect.provideService(SecretBox, box))
-      // Retried as a whole with the same event id: a repeat can never queue a second event (had an attempt
-      // committed unseen, the repeat fails on the event's key and the request ends; the sale is settled).
-      yield* durably(Effect.gen(function*() {
-        const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
-        const event = account?.webhookUrl
-          ? Option.some(new WebhookEvent({
-            id: eventId,
-            accountId: account.id,
-            saleId: settled.id,
-            body: saleSettledBody(eventId, settled, at),
-            status: "pending",
-            attempts: 0,
-            lastError: null,
-            createdAt: at,
-            firstAttemptAt: null,
-            nextAttemptAt: at
-          }))
-          : Option.none()
-        yield* ledger.settle(settled, event)
-      }))
-      return settled
-    })
-
     /**
      * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver →
      * record the sale as pending (durable before any byte leaves) → settle → mark settled → goods. A payment
@@ -287,7 +246,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         // Another copy of this payment got there first: it alone settles.
         if (!created) return { replay: pending } as const
 
-        const fail = (reason: string) => durably(ledger.update(new Sale({ ...pending, status: "failed", failureReason: reason })))
+        const fail = (reason: string) => settlements.markFailed(pending, reason)
         const settlement = yield* facilitator.settle(payment, requirement).pipe(
           Effect.tapError((e) => fail(`settle_${e.reason}`)),
           Effect.mapError(unavailable("settle the payment"))
@@ -296,7 +255,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           yield* fail(settlement.errorReason ?? "settlement_failed")
           return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
         }
-        return { settled: yield* markSettled(pending, settlement), settlement } as const
+        return { settled: yield* settlements.markSettled(pending, settlement), settlement } as const
       }))
       if ("replay" in outcome) return yield* replay(outcome.replay)
       // The listing this purchase was quoted from is the sale's own (the sale was recorded from it).

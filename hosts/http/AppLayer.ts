@@ -5,6 +5,7 @@ import { Auth } from "../../domain/usecases/Auth.js"
 import { HostConnection } from "../../domain/usecases/HostConnection.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
 import { Dashboard } from "../../domain/usecases/Dashboard.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
@@ -13,6 +14,7 @@ import type { CredentialStore } from "../../ports/CredentialStore.js"
 import type { ListingStore } from "../../ports/ListingStore.js"
 import type { Outbox } from "../../ports/Outbox.js"
 import type { SaleLedger } from "../../ports/SaleLedger.js"
+import type { SingleUse } from "../../ports/SingleUse.js"
 import type { Transactor } from "../../ports/Transactor.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
@@ -31,7 +33,7 @@ import { PageSessions } from "./pages/Session.js"
 import { verifyPage } from "./pages/VerifyPage.js"
 
 /** The storage ports, whatever their technology. */
-export type StoragePorts = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor
+export type StoragePorts = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor | SingleUse
 
 export { StorageMemory }
 
@@ -45,7 +47,8 @@ export const UseCasesLive = Layer.mergeAll(
   Dashboard.Default,
   Webhooks.Default
 ).pipe(
-  Layer.provideMerge(Listings.Default)
+  Layer.provideMerge(Listings.Default),
+  Layer.provideMerge(Settlements.Default)
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -84,22 +84,55 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
         expect(yield* ledger.findByPaymentKey(paymentKey)).toStrictEqual(Option.some(winner))
       }))
 
-    it.effect("updates a sale once it settles or fails", () =>
+    it.effect("only a pending sale moves: marked failed once, never after it settled, never settled after it failed", () =>
       Effect.gen(function*() {
         const ledger = yield* SaleLedger
-        const sale = aSale()
+        const failing = aSale()
+        yield* ledger.recordPending(failing)
+        expect(yield* ledger.markFailed(failing.id, "insufficient_funds")).toBe(true)
+        const failed = new Sale({ ...failing, status: "failed", failureReason: "insufficient_funds" })
+        expect(yield* ledger.findByPaymentKey(failing.paymentKey)).toStrictEqual(Option.some(failed))
+        expect(yield* ledger.markFailed(failing.id, "other")).toBe(false)
+        expect(yield* ledger.settle(settledOf(failing), Option.none())).toBe(false)
+        expect(yield* ledger.findById(failing.id)).toStrictEqual(Option.some(failed))
+
+        const settling = aSale()
+        yield* ledger.recordPending(settling)
+        const settled = settledOf(settling)
+        expect(yield* ledger.settle(settled, Option.none())).toBe(true)
+        expect(yield* ledger.markFailed(settling.id, "late")).toBe(false)
+        expect(yield* ledger.findById(settling.id)).toStrictEqual(Option.some(settled))
+        expect(yield* ledger.markFailed(SaleId.make(`sale_${unique()}`), "unknown")).toBe(false)
+      }))
+
+    it.effect("finds a sale by (network, payer, payment-id digest); a second sale with the same triple is refused", () =>
+      Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const digest = `pid_${unique()}`
+        const sale = aSale({ paymentIdDigest: digest, settleBy: at("2024-03-01T10:05:00.000Z") })
         yield* ledger.recordPending(sale)
-        const settled = new Sale({
-          ...sale,
-          status: "settled",
-          transaction: "0xabc123",
-          settledAt: at("2024-03-01T10:00:05.789Z")
-        })
-        yield* ledger.update(settled)
-        expect(yield* ledger.findById(sale.id)).toStrictEqual(Option.some(settled))
-        const failed = new Sale({ ...sale, status: "failed", failureReason: "insufficient_funds" })
-        yield* ledger.update(failed)
-        expect(yield* ledger.findByPaymentKey(sale.paymentKey)).toStrictEqual(Option.some(failed))
+        expect(yield* ledger.findByPaymentId(sale.network, sale.payer, digest)).toStrictEqual(Option.some(sale))
+        expect(yield* ledger.findByPaymentId(sale.network, "0x2222222222222222222222222222222222222222", digest)).toStrictEqual(Option.none())
+        expect(yield* ledger.findByPaymentId("eip155:84532", sale.payer, digest)).toStrictEqual(Option.none())
+        // Another payer may use the same id: ids are the payer's own.
+        const other = aSale({ paymentIdDigest: digest, payer: "0x2222222222222222222222222222222222222222" })
+        expect((yield* ledger.recordPending(other)).created).toBe(true)
+        yield* expectDefect(ledger.recordPending(aSale({ paymentIdDigest: digest })))
+        expect(yield* ledger.findByPaymentId(sale.network, sale.payer, digest)).toStrictEqual(Option.some(sale))
+      }))
+
+    it.effect("lists pending sales created before a moment, oldest first", () =>
+      Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        // Far in the past, so sales of the other tests (2024) come after these in the list.
+        const old = [aSale({ createdAt: at("2001-01-01T00:00:02.000Z") }), aSale({ createdAt: at("2001-01-01T00:00:01.000Z") })]
+        const settledOld = aSale({ createdAt: at("2001-01-01T00:00:00.000Z") })
+        const recent = aSale({ createdAt: at("2001-01-01T00:00:09.000Z") })
+        for (const s of [...old, settledOld, recent]) yield* ledger.recordPending(s)
+        yield* ledger.settle(settledOf(settledOld), Option.none())
+        const listed = yield* ledger.listPending({ createdBefore: at("2001-01-01T00:00:05.000Z"), limit: 10 })
+        expect(listed.map((s) => s.id)).toStrictEqual([old[1]!.id, old[0]!.id])
+        expect(yield* ledger.listPending({ createdBefore: at("2001-01-01T00:00:05.000Z"), limit: 1 })).toHaveLength(1)
       }))
 
     it.effect("settles a sale and queues its event with it; without an event it queues none", () => {
@@ -138,7 +171,7 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
       }))
     })
 
-    it.effect("a repeated settle whose event is already queued fails and writes nothing: never a second event", () => {
+    it.effect("a repeated settle writes nothing and queues no second event", () => {
       const accountId = anAccountId()
       return isolated(accountId, Effect.gen(function*() {
         const ledger = yield* SaleLedger
@@ -147,9 +180,10 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
         yield* ledger.recordPending(sale)
         const settled = settledOf(sale)
         const event = anEvent({ accountId, saleId: sale.id })
-        yield* ledger.settle(settled, Option.some(event))
-        // The same call again, as a retry after an unseen success makes it.
-        yield* expectDefect(ledger.settle(settled, Option.some(event)))
+        expect(yield* ledger.settle(settled, Option.some(event))).toBe(true)
+        // The same call again, as a retry after an unseen success makes it; or another settler's own event.
+        expect(yield* ledger.settle(settled, Option.some(event))).toBe(false)
+        expect(yield* ledger.settle(settled, Option.some(anEvent({ accountId, saleId: sale.id })))).toBe(false)
         expect(yield* ledger.findById(sale.id)).toStrictEqual(Option.some(settled))
         expect(yield* outbox.findBySale(sale.id)).toStrictEqual([event])
         // The event's failure undoes the sale's write too: another sale stays pending.

@@ -5,6 +5,7 @@ import type { CredentialStore } from "../../ports/CredentialStore.js"
 import type { ListingStore } from "../../ports/ListingStore.js"
 import type { Outbox } from "../../ports/Outbox.js"
 import type { SaleLedger } from "../../ports/SaleLedger.js"
+import type { SingleUse } from "../../ports/SingleUse.js"
 import type { Transactor } from "../../ports/Transactor.js"
 import { AccountStoreContract } from "./AccountStore.contract.js"
 import type { Backend } from "./Backend.js"
@@ -12,9 +13,10 @@ import { CredentialStoreContract } from "./CredentialStore.contract.js"
 import { ListingStoreContract } from "./ListingStore.contract.js"
 import { OutboxContract } from "./Outbox.contract.js"
 import { SaleLedgerContract } from "./SaleLedger.contract.js"
+import { SingleUseContract } from "./SingleUse.contract.js"
 import { TransactorContract } from "./Transactor.contract.js"
 
-export type Storage = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor
+export type Storage = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor | SingleUse
 
 /**
  * Registers every storage contract against one storage layer, built once for all of them (one database per
@@ -28,4 +30,5 @@ export const storageContracts = (backend: Backend, storage: Layer.Layer<Storage,
     SaleLedgerContract(it, backend)
     OutboxContract(it, backend)
     TransactorContract(it, backend)
+    SingleUseContract(it, backend)
   })

@@ -42,6 +42,7 @@ const CountedFacilitator = Layer.effect(
   Effect.map(PaymentFacilitator, (p) => ({
     ...p,
     test: {
+      ...p.test,
       verify: (...args: Parameters<typeof p.test.verify>) =>
         Effect.suspend(() => (counts.verify++, Effect.sleep(counts.verifyDelay))).pipe(Effect.zipRight(p.test.verify(...args))),
       settle: (...args: Parameters<typeof p.test.settle>) =>

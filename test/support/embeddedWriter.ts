@@ -3,7 +3,7 @@
  * under DATA_DIR when DATABASE_URL is unset), writes an account, a listing, a revoked and an active API key
  * and a settled sale, prints `READY <json of what it wrote>`, and waits to be killed.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { Sale } from "../../domain/Sale.js"
@@ -27,7 +27,7 @@ const program = Effect.gen(function*() {
   yield* credentials.revokeApiKey(account.id, revoked.id, at("2024-03-02T00:00:00.000Z"))
   const ledger = yield* SaleLedger
   yield* ledger.recordPending(sale)
-  yield* ledger.update(new Sale({ ...sale, status: "settled", transaction: "0xfeed", settledAt: at("2024-03-02T00:00:01.000Z") }))
+  yield* ledger.settle(new Sale({ ...sale, status: "settled", transaction: "0xfeed", settledAt: at("2024-03-02T00:00:01.000Z") }), Option.none())
   process.stdout.write(`READY ${JSON.stringify({ accountId: account.id, listingId: listing.id, revoked: revoked.digest, active: active.digest, saleId: sale.id })}\n`)
   return yield* Effect.never
 })
