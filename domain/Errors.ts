@@ -104,6 +104,15 @@ export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>
   detail: Schema.String
 }) {}
 
+/**
+ * A settle call whose outcome is not known (it timed out, the facilitator failed with a 5xx, the connection
+ * was lost): money may have moved. The sale stays pending until the chain or a retry tells (503).
+ */
+export class SettlementPending extends Schema.TaggedError<SettlementPending>()("SettlementPending", {
+  retryAfterSeconds: Schema.Int,
+  detail: Schema.String
+}) {}
+
 /** Outgoing mail failed, so a sign-in link could not be sent (503). */
 export class MailUnavailable extends Schema.TaggedError<MailUnavailable>()("MailUnavailable", {
   detail: Schema.String

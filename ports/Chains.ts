@@ -20,7 +20,14 @@ export class Chains extends Context.Tag("ports/Chains")<Chains, {
   readonly paymentIdentity: (
     chain: Chain,
     payload: unknown
-  ) => Effect.Effect<{ readonly key: string; readonly payer: string }, InvalidPayment>
+  ) => Effect.Effect<PaymentIdentity, InvalidPayment>
 }>() {}
+
+export interface PaymentIdentity {
+  readonly key: string
+  readonly payer: string
+  /** The last moment the payment can settle, when the payload says (EVM: `validBefore`); else null. */
+  readonly settleBy: Date | null
+}
 
 export class InvalidPayment extends Data.TaggedError("InvalidPayment")<{ readonly message: string }> {}

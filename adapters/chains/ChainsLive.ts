@@ -1,6 +1,6 @@
 import { Effect, Layer, type Either } from "effect"
 import type { Address, Chain, ChainFacts } from "../../domain/Wallet.js"
-import { Chains, InvalidAddress, InvalidPayment } from "../../ports/Chains.js"
+import { Chains, InvalidAddress, InvalidPayment, type PaymentIdentity } from "../../ports/Chains.js"
 import { baseFacts, normalizeBaseAddress } from "../evm/BaseAddress.js"
 import { evmPaymentIdentity } from "../evm/EvmPayment.js"
 import { normalizeSolanaAddress, solanaFacts } from "../solana/SolanaAddress.js"
@@ -9,7 +9,7 @@ import { solanaPaymentIdentity } from "../solana/SolanaPayment.js"
 interface ChainRules {
   readonly normalize: (raw: string) => Either.Either<Address, string>
   readonly facts: (livemode: boolean) => ChainFacts
-  readonly paymentIdentity: (payload: unknown) => Either.Either<{ key: string; payer: string }, string>
+  readonly paymentIdentity: (payload: unknown) => Either.Either<PaymentIdentity, string>
 }
 
 // A Record (not a ternary) so that adding a chain to the domain fails to compile until it has rules here.

@@ -98,10 +98,20 @@ export const parseEip3009Payment = (payload: unknown): Either.Either<Eip3009Paym
 export const eip3009Key = (authorization: Eip3009Authorization): string =>
   `eip3009:${authorization.from.toLowerCase()}:${authorization.nonce}`
 
-export const evmPaymentIdentity = (payload: unknown): Either.Either<{ key: string; payer: string }, string> =>
+/** Past year 9999 a `validBefore` means "no end" as far as a date is concerned. */
+const MAX_DATE_SECONDS = 253_402_300_799n
+
+export const evmPaymentIdentity = (
+  payload: unknown
+): Either.Either<{ key: string; payer: string; settleBy: Date | null }, string> =>
   parseEip3009Payment(payload).pipe(
     Either.mapLeft((p) => p.message),
-    Either.map(({ authorization }) => ({ key: eip3009Key(authorization), payer: authorization.from }))
+    Either.map(({ authorization }) => ({
+      key: eip3009Key(authorization),
+      payer: authorization.from,
+      // USDC refuses the authorization once block time reaches `validBefore`.
+      settleBy: authorization.validBefore > MAX_DATE_SECONDS ? null : new Date(Number(authorization.validBefore) * 1000)
+    }))
   )
 
 /** The chain id of an `eip155:<id>` CAIP-2 network, or undefined. */

@@ -150,10 +150,13 @@ export const paymentTransfer = (
  * What identifies an SVM payment: the transfer authority's signature over the message. The fee payer
  * (index 0) is the facilitator and signs only at settlement, so its slot cannot identify the buyer.
  */
-export const solanaPaymentIdentity = (payload: unknown): Either.Either<{ key: string; payer: string }, string> =>
+export const solanaPaymentIdentity = (
+  payload: unknown
+): Either.Either<{ key: string; payer: string; settleBy: Date | null }, string> =>
   Either.flatMap(decodeSolanaPayment(payload), (decoded) =>
     Either.flatMap(paymentTransfer(decoded), ({ transfer, signature }) => {
       if (transfer.authority === decoded.feePayer) return Either.left("the fee payer cannot be the transfer authority")
       if (signature === null || signature.length !== 64) return Either.left("the transfer authority has not signed")
-      return Either.right({ key: `solana:${base58(signature)}`, payer: transfer.authority })
+      // The transaction names no expiry itself (its blockhash ages out on chain): the caller bounds it.
+      return Either.right({ key: `solana:${base58(signature)}`, payer: transfer.authority, settleBy: null })
     }))

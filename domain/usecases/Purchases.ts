@@ -7,7 +7,8 @@ import {
   PaymentRejected,
   PaymentsUnavailable,
   ReceiptExpired,
-  SettlementFailed
+  SettlementFailed,
+  SettlementPending
 } from "../Errors.js"
 import { type CheckoutId, type EventId, IdPrefix, RepoRef, type SaleId } from "../Ids.js"
 import type { Listing } from "../Listing.js"
@@ -67,8 +68,8 @@ export interface Goods {
  */
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000
 
-/** How long a second copy of a payment waits for the first to finish settling. */
-const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("35 seconds"))
+/** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
+const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
 
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
@@ -107,6 +108,11 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           onSome: Effect.succeed
         })
         : Effect.succeed(facilitators.test)
+
+    const settlementUnknown = new SettlementPending({
+      retryAfterSeconds: 10,
+      detail: "The payment was sent for settlement but its outcome is not known yet, so it may have been charged. It is recorded and will not be charged twice: retry shortly with the same payment (and its payment-identifier) to receive the goods once it settles."
+    })
 
     const unavailable = (what: string) => () => new PaymentsUnavailable({ detail: `The payment facilitator could not ${what}; nothing was charged by this request. Try again shortly.` })
 
@@ -173,9 +179,8 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           Effect.retry(SETTLING_WAIT),
           Effect.orElseSucceed(() => pending)
         )
-        if (sale.status === "pending") {
-          return yield* new PaymentsUnavailable({ detail: "This payment is still being settled; present it again shortly." })
-        }
+        if (sale.status === "pending") sale = yield* settlements.resolve(sale)
+        if (sale.status === "pending") return yield* settlementUnknown
       }
       if (sale.status === "settled" && sale.settledAt !== null && (yield* now).getTime() - sale.settledAt.getTime() > REPLAY_WINDOW_MS) {
         return yield* new PaymentRejected({ reason: "payment_already_used", detail: "This payment was already used; download it again with the receipt link (Link rel=\"receipt\") of the first response." })
@@ -241,15 +246,19 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           status: "pending",
           failureReason: null,
           createdAt: at,
-          settledAt: null
+          settledAt: null,
+          // A Solana transaction names no expiry: its blockhash ages out within minutes, well inside the
+          // requirement's own time limit, so that limit bounds it.
+          settleBy: identity.settleBy ?? new Date(at.getTime() + requirement.maxTimeoutSeconds * 1000)
         }))
         // Another copy of this payment got there first: it alone settles.
         if (!created) return { replay: pending } as const
 
         const fail = (reason: string) => settlements.markFailed(pending, reason)
+        // No answer (a timeout, a 5xx, a lost connection) is no refusal: the payment may have moved. The sale
+        // stays pending; the chain (the reconciler) or the buyer's retry settles its fate.
         const settlement = yield* facilitator.settle(payment, requirement).pipe(
-          Effect.tapError((e) => fail(`settle_${e.reason}`)),
-          Effect.mapError(unavailable("settle the payment"))
+          Effect.mapError(() => settlementUnknown)
         )
         if (!settlement.success) {
           yield* fail(settlement.errorReason ?? "settlement_failed")

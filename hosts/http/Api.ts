@@ -207,6 +207,7 @@ const checkoutEndpoint = <const Name extends string, const Path extends `/${stri
     .addError(P.NotSelling)
     .addError(P.CheckoutGone)
     .addError(P.PaymentsUnavailable)
+    .addError(P.SettlementPending)
     .addError(P.HostUnavailable)
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again gets the same goods and never settles twice.")

@@ -120,6 +120,13 @@ export const PaymentsUnavailable = asProblem(E.PaymentsUnavailable, {
   title: "Payments are unavailable",
   fromProblem: (p) => new E.PaymentsUnavailable({ detail: p.detail })
 })
+export const SettlementPending = asProblem(E.SettlementPending, {
+  status: 503,
+  code: () => "settlement_pending",
+  title: "The payment's settlement is not confirmed yet",
+  extra: (e) => ({ retry_after_seconds: e.retryAfterSeconds }),
+  fromProblem: (p) => new E.SettlementPending({ detail: p.detail, retryAfterSeconds: p.retry_after_seconds ?? 5 })
+})
 export const MailUnavailable = asProblem(E.MailUnavailable, {
   status: 503,
   code: () => "mail_unavailable",

@@ -21,9 +21,13 @@ describe("Chains.paymentIdentity on Base (EIP-3009)", () => {
     Effect.gen(function*() {
       const buyer = privateKeyToAccount(generatePrivateKey())
       const { payload } = yield* payEvm(buyer, baseReq)
-      const { authorization } = payload as { authorization: { nonce: string } }
+      const { authorization } = payload as { authorization: { nonce: string; validBefore: string } }
       const id = yield* identity("base", payload)
-      expect(id).toEqual({ key: `eip3009:${buyer.address.toLowerCase()}:${authorization.nonce.toLowerCase()}`, payer: buyer.address })
+      expect(id).toEqual({
+        key: `eip3009:${buyer.address.toLowerCase()}:${authorization.nonce.toLowerCase()}`,
+        payer: buyer.address,
+        settleBy: new Date(Number(authorization.validBefore) * 1000)
+      })
       // The same payment sent again, even re-serialised or with upper-case hex, is the same payment.
       const copy = JSON.parse(JSON.stringify(payload)) as { authorization: Record<string, string> }
       copy.authorization["from"] = buyer.address.toUpperCase().replace("0X", "0x")
@@ -77,7 +81,7 @@ describe("Chains.paymentIdentity on Solana", () => {
       // Wire layout: [count = 2][fee payer's empty slot][buyer's signature]...
       const buyerSignature = getBase58Decoder().decode(wire.slice(65, 129))
       const id = yield* identity("solana", payload)
-      expect(id).toEqual({ key: `solana:${buyerSignature}`, payer: buyer.address })
+      expect(id).toEqual({ key: `solana:${buyerSignature}`, payer: buyer.address, settleBy: null })
       expect(yield* identity("solana", { transaction: (payload as { transaction: string }).transaction })).toEqual(id)
     }).pipe(Effect.provide(ChainsLive)))
 

@@ -206,7 +206,7 @@ layer(LiveApp(), REAL_TIME)("live checkout: settle fails", (it) => {
 })
 
 layer(LiveApp(), REAL_TIME)("live checkout: settle times out", (it) => {
-  it.effect("503 problem, the sale recorded as failed, no bytes", () =>
+  it.effect("503 settlement_pending with Retry-After, never 'nothing was charged'; the sale stays pending (money may have moved), no bytes", () =>
     Effect.gen(function*() {
       const seller = yield* sell("settle-timeout@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
       const { buyer, signature } = yield* livePayment(seller.live)
@@ -217,12 +217,17 @@ layer(LiveApp(), REAL_TIME)("live checkout: settle times out", (it) => {
       })
       const started = Date.now()
       const res = yield* payWith(seller.live, signature)
-      const problem = yield* expectProblemResponse(res, 503, "payments_unavailable")
-      expect(problem.detail).toContain("could not settle")
+      expect(res.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/)
+      const problem = yield* expectProblemResponse(res, 503, "settlement_pending")
+      expect(problem.detail).not.toMatch(/nothing was charged/i)
+      expect(problem.detail).toMatch(/may have been charged/)
       // X402_FACILITATOR_TIMEOUT_MS is 1 s here, against 30 s by default.
       expect(Date.now() - started).toBeLessThan(10_000)
       expect(calls.map((c) => c.path)).toEqual(["/verify", "/settle"])
-      expect(yield* onlySale(seller.accountId)).toMatchObject({ livemode: true, status: "failed", failureReason: "settle_timeout", transaction: null })
+      const sale = yield* onlySale(seller.accountId)
+      expect(sale).toMatchObject({ livemode: true, status: "pending", failureReason: null, transaction: null })
+      // It can settle until the authorization's validBefore, and not after.
+      expect(sale.settleBy?.getTime()).toBeGreaterThan(Date.now())
     }))
 })
 
