@@ -52,7 +52,8 @@ export interface Quote {
 /** Paid goods: the archive of the pinned commit, or the test twin's small tar.gz. */
 export interface Goods {
   readonly sale: Sale
-  readonly settlement: Settlement
+  /** Always names the payer (x402 v1 requires it in the receipt), even when the facilitator left it out. */
+  readonly settlement: Settlement & { readonly payer: string }
   readonly filename: string
   readonly body: Stream.Stream<Uint8Array, CodeHostError>
   /** Absolute URL that re-downloads the same commit for 7 days. */
@@ -147,7 +148,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
      * `held` is the sale's listing when the caller already read it in this request (a purchase); otherwise
      * it is read here.
      */
-    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Settlement, held?: Listing) {
+    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Goods["settlement"], held?: Listing) {
       const listing = held ?? Option.getOrNull(yield* store.findById(sale.listingId))
       const [owner, name] = sale.repo.split("/") as [string, string]
       const sha = sale.commitSha ?? "unknown"
@@ -167,7 +168,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return { sale, settlement, filename, body, receipt } satisfies Goods
     })
 
-    const settlementOf = (sale: Sale): Settlement => ({
+    const settlementOf = (sale: Sale): Goods["settlement"] => ({
       success: true,
       transaction: sale.transaction,
       network: sale.network,
@@ -288,10 +289,12 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         if (!created) return { replay: pending } as const
 
         const fail = (reason: string) => durably(ledger.update(new Sale({ ...pending, status: "failed", failureReason: reason })))
-        const settlement = yield* facilitator.settle(payment, requirement).pipe(
+        const settled = yield* facilitator.settle(payment, requirement).pipe(
           Effect.tapError((e) => fail(`settle_${e.reason}`)),
           Effect.mapError(unavailable("settle the payment"))
         )
+        // The payer is optional in a v2 settle answer; the sale knows it from the payment it verified.
+        const settlement = { ...settled, payer: settled.payer ?? pending.payer }
         if (!settlement.success) {
           yield* fail(settlement.errorReason ?? "settlement_failed")
           return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
