@@ -1,7 +1,9 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { generateKeyPairSigner, type Instruction, type KeyPairSigner } from "@solana/kit"
 import type { PaymentRequirements } from "@x402/core/types"
 import { Effect } from "effect"
+import { http, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
 import { SOLANA_WALLET } from "../support/app.js"
 import {
   acceptedOf,
@@ -27,6 +29,19 @@ import { lighthouse, memo, otherProgram, solanaPayload, sourceOf, standardHead }
  */
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+const MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+const FACILITATOR = "https://facilitator.test"
+const FEE_PAYER = "FeePayer11111111111111111111111111111111111"
+
+// The live facilitator (msw): it settles on Solana mainnet with FEE_PAYER and records what it is sent.
+const sent: Array<{ readonly path: string; readonly body: any }> = []
+const facilitator = setupServer()
+beforeAll(() => facilitator.listen({ onUnhandledRequest: "bypass" }))
+afterEach(() => {
+  facilitator.resetHandlers()
+  sent.length = 0
+})
+afterAll(() => facilitator.close())
 
 interface Offer {
   readonly seller: Selling
@@ -36,22 +51,22 @@ interface Offer {
   readonly source: string
 }
 
-const offer = (email: string) =>
+const offer = (email: string, livemode = false) =>
   Effect.gen(function*() {
     const seller = yield* sell(email, { price_usd: "0.25", wallet_solana: SOLANA_WALLET })
-    const { required } = yield* challenge(seller.test)
-    const accepted = acceptedOf(required, DEVNET)
+    const { required } = yield* challenge(livemode ? seller.live : seller.test)
+    const accepted = acceptedOf(required, livemode ? MAINNET : DEVNET)
     const buyer = yield* Effect.promise(() => generateKeyPairSigner())
     return { seller, required, accepted, buyer, source: yield* sourceOf(buyer, accepted) } satisfies Offer
   })
 
+/** The payload of the standard head followed by `tail`. */
+const payloadOf = (o: Offer, tail: (o: Offer) => ReadonlyArray<Instruction>) =>
+  Effect.flatMap(standardHead(o.buyer, o.accepted), (head) => solanaPayload(o.buyer, o.accepted, [...head, ...tail(o)]))
+
 /** Presents the standard head followed by `tail` to the test twin. */
 const present = (o: Offer, tail: (o: Offer) => ReadonlyArray<Instruction>) =>
-  Effect.gen(function*() {
-    const head = yield* standardHead(o.buyer, o.accepted)
-    const payload = yield* solanaPayload(o.buyer, o.accepted, [...head, ...tail(o)])
-    return yield* payWith(o.seller.test, paymentSignature(o.required, o.accepted, payload))
-  })
+  Effect.flatMap(payloadOf(o, tail), (payload) => payWith(o.seller.test, paymentSignature(o.required, o.accepted, payload)))
 
 const expectSettled = (o: Offer, res: Response) =>
   Effect.gen(function*() {
@@ -134,6 +149,36 @@ describe("test twin, Solana transactions as wallets send them", () => {
           "invalid_exact_svm_payload_transaction_fee_payer_included_in_instruction_accounts"
         )
         expect(yield* salesOf(o.seller.accountId)).toEqual([])
+      }))
+  })
+
+  // The live path checks nothing of the layout itself: it reads the payer and the buyer's signature (the
+  // payment's identity) and leaves the scheme's rules to the facilitator, so a wallet's transaction gets there.
+  layer(PurchaseApp({ config: { X402_FACILITATOR_URL: FACILITATOR, X402_FACILITATOR_TIMEOUT_MS: "1000" } }), REAL_TIME)("live", (it) => {
+    it.effect("hands a Solflare-like transaction to the facilitator as the wallet built it, and sells", () =>
+      Effect.gen(function*() {
+        const record = (path: string, answer: (body: any) => unknown) =>
+          http.post(`${FACILITATOR}/${path}`, async ({ request }) => {
+            const body = await request.json()
+            sent.push({ path, body })
+            return HttpResponse.json(answer(body))
+          })
+        facilitator.use(
+          http.get(`${FACILITATOR}/supported`, () =>
+            HttpResponse.json({ kinds: [{ x402Version: 2, scheme: "exact", network: MAINNET, extra: { feePayer: FEE_PAYER } }], extensions: [], signers: {} })),
+          // Neither answer names the payer: the sale takes it from the transfer's authority.
+          record("verify", () => ({ isValid: true })),
+          record("settle", () => ({ success: true, transaction: "5".repeat(88), network: MAINNET }))
+        )
+        const o = yield* offer("live-solflare@example.com", true)
+        expect(o.accepted.extra).toEqual({ feePayer: FEE_PAYER })
+        const payload = yield* payloadOf(o, ({ buyer, source }) => [memo(), lighthouse(source, 0), lighthouse(buyer.address, 1)])
+        const res = yield* payWith(o.seller.live, paymentSignature(o.required, o.accepted, payload))
+        yield* expectGoods(res)
+        expect(unb64(res.headers.get("payment-response"))).toMatchObject({ success: true, network: MAINNET, payer: o.buyer.address })
+        expect(sent.map((c) => c.path)).toEqual(["verify", "settle"])
+        for (const { body } of sent) expect(body.paymentPayload.payload).toEqual(payload)
+        expect((yield* salesOf(o.seller.accountId))[0]).toMatchObject({ livemode: true, status: "settled", payer: o.buyer.address })
       }))
   })
 })

@@ -11,6 +11,7 @@ import {
   type Blockhash,
   compileTransaction,
   createTransactionMessage,
+  getBase58Decoder,
   getBase64EncodedWireTransaction,
   type Instruction,
   type KeyPairSigner,
@@ -84,9 +85,14 @@ export const transferChecked = (buyer: KeyPairSigner, accepted: PaymentRequireme
     }
   })
 
+const blockhashOf = (accepted: PaymentRequirements): Blockhash =>
+  (typeof accepted.extra["recentBlockhash"] === "string"
+    ? accepted.extra["recentBlockhash"]
+    : getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(32)))) as Blockhash
+
 /**
  * The `exact` payload of a transaction holding `instructions` in this order, fee payer and blockhash from
- * the requirement's `extra`, signed by the buyer only.
+ * the requirement's `extra` (a live requirement names no blockhash: a random one then), signed by the buyer only.
  */
 export const solanaPayload = (buyer: KeyPairSigner, accepted: PaymentRequirements, instructions: ReadonlyArray<Instruction>) =>
   Effect.promise(async () => {
@@ -95,7 +101,7 @@ export const solanaPayload = (buyer: KeyPairSigner, accepted: PaymentRequirement
       (m) => setTransactionMessageFeePayer(address(String(accepted.extra["feePayer"])) as Address, m),
       (m) =>
         setTransactionMessageLifetimeUsingBlockhash(
-          { blockhash: String(accepted.extra["recentBlockhash"]) as Blockhash, lastValidBlockHeight: 1_000_000n },
+          { blockhash: blockhashOf(accepted), lastValidBlockHeight: 1_000_000n },
           m
         ),
       (m) => appendTransactionMessageInstructions(instructions, m)
