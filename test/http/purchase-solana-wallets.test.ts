@@ -157,11 +157,11 @@ describe("test twin, Solana transactions as wallets send them", () => {
   layer(PurchaseApp({ config: { X402_FACILITATOR_URL: FACILITATOR, X402_FACILITATOR_TIMEOUT_MS: "1000" } }), REAL_TIME)("live", (it) => {
     it.effect("hands a Solflare-like transaction to the facilitator as the wallet built it, and sells", () =>
       Effect.gen(function*() {
-        const record = (path: string, answer: (body: any) => unknown) =>
+        const record = (path: string, answer: () => Record<string, unknown>) =>
           http.post(`${FACILITATOR}/${path}`, async ({ request }) => {
             const body = await request.json()
             sent.push({ path, body })
-            return HttpResponse.json(answer(body))
+            return HttpResponse.json(answer())
           })
         facilitator.use(
           http.get(`${FACILITATOR}/supported`, () =>
