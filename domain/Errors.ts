@@ -67,7 +67,7 @@ export class PaymentRejected extends Schema.TaggedError<PaymentRejected>()("Paym
 export class SettlementFailed extends Schema.TaggedError<SettlementFailed>()("SettlementFailed", {
   reason: Schema.String,
   network: Schema.String,
-  payer: Schema.NullOr(Schema.String),
+  payer: Schema.String,
   detail: Schema.String
 }) {}
 

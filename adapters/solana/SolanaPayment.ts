@@ -24,6 +24,8 @@ export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
 export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
 export const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
+/** Lighthouse: the assertions Phantom (one) and Solflare (two) inject to protect their users. */
+export const LIGHTHOUSE_PROGRAM = "L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"
 const ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL"
 
 const TRANSFER_CHECKED = 12
@@ -120,6 +122,8 @@ export const parseComputeUnitPrice = (ix: SolanaInstruction): bigint | undefined
     : undefined
 
 export const isMemo = (ix: SolanaInstruction): boolean => ix.program === MEMO_PROGRAM
+
+export const isLighthouse = (ix: SolanaInstruction): boolean => ix.program === LIGHTHOUSE_PROGRAM
 
 /** The associated token account of `owner` for `mint` under a token program (the standard PDA). */
 export const associatedTokenAddress = async (owner: string, mint: string, tokenProgram: string): Promise<string> => {

@@ -6,6 +6,7 @@ import {
   base58,
   type DecodedSolanaPayment,
   decodeSolanaPayment,
+  isLighthouse,
   isMemo,
   parseComputeUnitLimit,
   parseComputeUnitPrice,
@@ -15,9 +16,10 @@ import {
 import type { SimulatedLedger } from "./SimulatedLedger.js"
 
 /*
- * The `exact` SVM scheme checked the way @x402/svm's facilitator checks a standard wallet's transaction
- * (its "static path"): compute limit, compute price, TransferChecked, then at most one Memo. Signatures
- * are really verified (ed25519); the chain is the simulated ledger. Reasons are @x402/svm 2.27's own.
+ * The `exact` SVM scheme as its specification's facilitator rules have it (x402 specs/schemes/exact/
+ * scheme_exact_svm.md): compute limit, compute price, TransferChecked, then up to three Lighthouse or Memo
+ * instructions. Signatures are really verified (ed25519); the chain is the simulated ledger. Reasons are
+ * @x402/svm 2.27's own.
  */
 
 export const SvmReason = {
@@ -37,6 +39,10 @@ export const SvmReason = {
   computePriceTooHigh: "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high",
   noTransfer: "invalid_exact_svm_payload_no_transfer_instruction",
   unknownFourth: "invalid_exact_svm_payload_unknown_fourth_instruction",
+  unknownFifth: "invalid_exact_svm_payload_unknown_fifth_instruction",
+  unknownSixth: "invalid_exact_svm_payload_unknown_sixth_instruction",
+  memoCount: "invalid_exact_svm_payload_memo_count",
+  memoMismatch: "invalid_exact_svm_payload_memo_mismatch",
   feePayerTransferring: "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds",
   /** x402 v1's name: the fee payer must not be touched by any instruction, or the buyer could spend its SOL. */
   feePayerInInstruction: "invalid_exact_svm_payload_transaction_fee_payer_included_in_instruction_accounts",
@@ -72,17 +78,38 @@ const verifyEd25519 = async (address: string, signature: Uint8Array, message: Ui
   }
 }
 
-/** Positional layout, as @x402/svm's static path: [limit, price, transfer, memo?]. */
-const layoutProblem = (decoded: DecodedSolanaPayment): string | TransferChecked => {
+/** At most 3 + 3 instructions: the spec's slots 4 and 5 take Lighthouse or Memo, slot 6 a Memo. */
+const MAX_INSTRUCTIONS = 6
+/** Phantom injects one Lighthouse assertion and Solflare two; the spec has room for no more. */
+const MAX_LIGHTHOUSE = 2
+const unknownAt = [SvmReason.unknownFourth, SvmReason.unknownFifth, SvmReason.unknownSixth] as const
+
+/**
+ * The spec's positional layout: [limit, price, transfer, then Lighthouse or Memo instructions]. Wallets append
+ * their Lighthouse assertions after the client's memo, so the slots are read as counts, not fixed places: each
+ * optional instruction is Lighthouse or Memo, and no more than two are Lighthouse. With `extra.memo` the
+ * transaction carries exactly that one memo.
+ */
+const layoutProblem = (decoded: DecodedSolanaPayment, expectedMemo: string | undefined): string | TransferChecked => {
   const ixs = decoded.instructions
-  if (ixs.length < 3 || ixs.length > 4) return SvmReason.instructionsLength
+  if (ixs.length < 3 || ixs.length > MAX_INSTRUCTIONS) return SvmReason.instructionsLength
   if (parseComputeUnitLimit(ixs[0]!) === undefined) return SvmReason.computeLimit
   const price = parseComputeUnitPrice(ixs[1]!)
   if (price === undefined) return SvmReason.computePrice
   if (price > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return SvmReason.computePriceTooHigh
   const transfer = parseTransferChecked(ixs[2]!)
   if (transfer === undefined) return SvmReason.noTransfer
-  if (ixs[3] !== undefined && !isMemo(ixs[3])) return SvmReason.unknownFourth
+  const optional = ixs.slice(3)
+  let lighthouses = 0
+  for (const [i, ix] of optional.entries()) {
+    if (isLighthouse(ix)) lighthouses += 1
+    if (!(isMemo(ix) || (isLighthouse(ix) && lighthouses <= MAX_LIGHTHOUSE))) return unknownAt[i]!
+  }
+  if (expectedMemo !== undefined && expectedMemo !== "") {
+    const memos = optional.filter(isMemo)
+    if (memos.length !== 1) return SvmReason.memoCount
+    if (new TextDecoder().decode(memos[0]!.data) !== expectedMemo) return SvmReason.memoMismatch
+  }
   return transfer
 }
 
@@ -118,7 +145,7 @@ const check = (
       ))
       if (!ok) return fail(SvmReason.signature)
     }
-    const layout = layoutProblem(decoded)
+    const layout = layoutProblem(decoded, requirement.extra["memo"])
     if (typeof layout === "string") return fail(layout)
     const transfer = layout
     const payer = transfer.authority

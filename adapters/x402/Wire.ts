@@ -105,10 +105,11 @@ export const encodeHeader = (value: unknown): string => Buffer.from(JSON.stringi
 
 /**
  * The settlement receipt header of a paid response: `PAYMENT-RESPONSE` for v2, `X-PAYMENT-RESPONSE` with the
- * v1 network name for v1. A failed settlement carries an empty transaction, as the spec has it.
+ * v1 network name for v1. Both carry `success`, `transaction`, `network` and `payer` (required in v1, optional
+ * in v2); a failed settlement carries an empty transaction and its `errorReason`, as the specs have it.
  */
 export const paymentResponseHeader = (
-  settlement: Settlement,
+  settlement: Settlement & { readonly payer: string },
   version: 1 | 2
 ): { readonly name: "PAYMENT-RESPONSE" | "X-PAYMENT-RESPONSE"; readonly value: string } => {
   const network = version === 1
@@ -118,7 +119,7 @@ export const paymentResponseHeader = (
     success: settlement.success,
     transaction: settlement.transaction ?? "",
     network,
-    ...(settlement.payer !== null ? { payer: settlement.payer } : {}),
+    payer: settlement.payer,
     ...(settlement.errorReason !== null ? { errorReason: settlement.errorReason } : {})
   }
   return { name: version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", value: encodeHeader(body) }

@@ -54,7 +54,8 @@ export interface Quote {
 /** Paid goods: the archive of the pinned commit, or the test twin's small tar.gz. */
 export interface Goods {
   readonly sale: Sale
-  readonly settlement: Settlement
+  /** Always names the payer (x402 v1 requires it in the receipt), even when the facilitator left it out. */
+  readonly settlement: Settlement & { readonly payer: string }
   readonly filename: string
   readonly body: Stream.Stream<Uint8Array, CodeHostError>
   /** Absolute URL that re-downloads the same commit for 7 days. */
@@ -140,7 +141,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
      * `held` is the sale's listing when the caller already read it in this request (a purchase); otherwise
      * it is read here.
      */
-    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Settlement, held?: Listing) {
+    const goodsOf = Effect.fn("Purchases.goods")(function*(sale: Sale, settlement: Goods["settlement"], held?: Listing) {
       const listing = held ?? Option.getOrNull(yield* store.findById(sale.listingId))
       const [owner, name] = sale.repo.split("/") as [string, string]
       const sha = sale.commitSha ?? "unknown"
@@ -160,7 +161,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return { sale, settlement, filename, body, receipt } satisfies Goods
     })
 
-    const settlementOf = (sale: Sale): Settlement => ({
+    const settlementOf = (sale: Sale): Goods["settlement"] => ({
       success: true,
       transaction: sale.transaction,
       network: sale.network,
@@ -257,9 +258,11 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         const fail = (reason: string) => settlements.markFailed(pending, reason)
         // No answer (a timeout, a 5xx, a lost connection) is no refusal: the payment may have moved. The sale
         // stays pending; the chain (the reconciler) or the buyer's retry settles its fate.
-        const settlement = yield* facilitator.settle(payment, requirement).pipe(
+        const settled = yield* facilitator.settle(payment, requirement).pipe(
           Effect.mapError(() => settlementUnknown)
         )
+        // The payer is optional in a v2 settle answer; the sale knows it from the payment it verified.
+        const settlement = { ...settled, payer: settled.payer ?? pending.payer }
         if (!settlement.success) {
           yield* fail(settlement.errorReason ?? "settlement_failed")
           return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })

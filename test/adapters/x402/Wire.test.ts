@@ -176,12 +176,20 @@ describe("paymentResponseHeader", () => {
     })
   })
 
-  it("carries the reason and an empty transaction for a failed settlement, and omits an unknown payer", () => {
-    const header = paymentResponseHeader({ success: false, transaction: null, network: "eip155:8453", payer: null, errorReason: "insufficient_funds" }, 2)
-    expect(decodePaymentResponseHeader(header.value)).toEqual({
+  it("carries the reason, an empty transaction and the payer for a failed settlement, in v2 and in v1", () => {
+    const failed = { success: false, transaction: null, network: "eip155:8453", payer: settled.payer, errorReason: "insufficient_funds" }
+    expect(decodePaymentResponseHeader(paymentResponseHeader(failed, 2).value)).toEqual({
       success: false,
       transaction: "",
       network: "eip155:8453",
+      payer: settled.payer,
+      errorReason: "insufficient_funds"
+    })
+    expect(decodeXPaymentResponse(paymentResponseHeader(failed, 1).value)).toEqual({
+      success: false,
+      transaction: "",
+      network: "base",
+      payer: settled.payer,
       errorReason: "insufficient_funds"
     })
   })

@@ -6,7 +6,8 @@ import { makeFacilitatorSimulated } from "../../../adapters/x402/FacilitatorSimu
 import { SIMULATED_FAUCET_ATOMIC } from "../../../adapters/x402/SimulatedLedger.js"
 import { AtomicAmount } from "../../../domain/Money.js"
 import type { PaymentRequirement, SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
-import { PRICE, TOKEN_PROGRAM, flipBase64Byte, paySolana, requirement, solanaRpc, testSolana } from "./simulatedSupport.js"
+import { lighthouse, memo, solanaPayload, sourceOf, standardHead } from "../../support/solanaByHand.js"
+import { PRICE, TOKEN_PROGRAM, flipBase64Byte, paySolana, requirement, solanaRpc, submitted, testSolana, toX402 } from "./simulatedSupport.js"
 
 beforeAll(() => solanaRpc.listen({ onUnhandledRequest: "error" }))
 afterAll(() => solanaRpc.close())
@@ -124,5 +125,22 @@ describe("FacilitatorSimulated on Solana devnet (official @x402/svm client)", ()
       expect(yield* reasonOf(sim, req, live)).toBe("invalid_exact_svm_network_mismatch")
       const garbage = { ...payment, payload: { transaction: "not base64 at all!" } }
       expect(yield* reasonOf(sim, req, garbage)).toBe("invalid_exact_svm_payload_transaction_could_not_be_decoded")
+    }))
+
+  it.effect("with a seller's extra.memo, takes exactly that one memo beside Lighthouse, and nothing else", () =>
+    Effect.gen(function*() {
+      const { buyer, req: plain, sim } = yield* setup
+      const req = { ...plain, extra: { ...plain.extra, memo: "inv_42" } }
+      const accepted = toX402(req)
+      const source = yield* sourceOf(buyer, accepted)
+      const pay = (tail: ReadonlyArray<ReturnType<typeof memo>>) =>
+        Effect.flatMap(standardHead(buyer, accepted), (head) =>
+          Effect.map(solanaPayload(buyer, accepted, [...head, ...tail]), (payload) => submitted(req, payload)))
+      expect(yield* reasonOf(sim, req, yield* pay([memo("inv_42"), lighthouse(source)]))).toBeNull()
+      expect(yield* reasonOf(sim, req, yield* pay([memo("inv_43")]))).toBe("invalid_exact_svm_payload_memo_mismatch")
+      expect(yield* reasonOf(sim, req, yield* pay([lighthouse(source)]))).toBe("invalid_exact_svm_payload_memo_count")
+      expect(yield* reasonOf(sim, req, yield* pay([memo("inv_42"), memo("inv_42")]))).toBe("invalid_exact_svm_payload_memo_count")
+      // Without extra.memo any memo (the client's random nonce) will do.
+      expect(yield* reasonOf(sim, plain, yield* pay([memo("anything"), lighthouse(source)]))).toBeNull()
     }))
 })
