@@ -27,6 +27,7 @@ import { CodeHostMemory, type FakeRepo } from "../adapters/memory/CodeHostMemory
 import { MailerMemory, SentMail } from "../adapters/memory/MailerMemory.js"
 import { RateLimiterMemory } from "../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../adapters/packaging/PackagerTarGz.js"
+import { WalletProofSiwx } from "../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../adapters/sql/SqlLive.js"
 import { WebhookSenderHttp } from "../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.js"
@@ -182,7 +183,8 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     WebhookSenderHttp,
     Layer.succeed(PublicOrigin, { baseUrl: origin }),
     PaymentFacilitatorLive,
-    PackagerTarGz
+    PackagerTarGz,
+    WalletProofSiwx
   )
   const app = HttpLive.pipe(
     Layer.provideMerge(ports),

@@ -127,3 +127,13 @@ export class NotConfigured extends Schema.TaggedError<NotConfigured>()("NotConfi
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", {
   detail: Schema.String
 }) {}
+
+/**
+ * A Sign-In-With-X proof that unlocks nothing: bad, expired, replayed, not ours, or a wallet without a settled
+ * purchase. `reason` is the x402 SIWX code (`invalid_siwx_*`) or `siwx_no_purchase`. Answered the x402 way, with
+ * a fresh challenge to sign or pay (402).
+ */
+export class WalletProofRefused extends Schema.TaggedError<WalletProofRefused>()("WalletProofRefused", {
+  reason: Schema.String,
+  detail: Schema.String
+}) {}

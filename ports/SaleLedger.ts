@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AccountId, SaleId } from "../domain/Ids.js"
+import type { AccountId, ListingId, SaleId } from "../domain/Ids.js"
 import type { Sale, SaleStatus } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
 import type { WebhookEvent } from "../domain/WebhookEvent.js"
@@ -16,6 +16,13 @@ export interface SalePage {
   readonly sales: ReadonlyArray<Sale>
   /** Opaque cursor for the next (older) page, null on the last page. */
   readonly nextCursor: string | null
+}
+
+export interface SettledByPayer {
+  readonly listingId: ListingId
+  readonly livemode: boolean
+  readonly chain: Chain
+  readonly payer: string
 }
 
 /** The ledger of record. One sale per payment key, enforced by the store itself. */
@@ -43,6 +50,13 @@ export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
    * (network, payer, digest), enforced by the store: `recordPending` of a second one is a defect.
    */
   readonly findByPaymentId: (network: string, payer: string, digest: string) => Effect.Effect<Option.Option<Sale>>
+  /**
+   * The newest settled sale of a listing that `payer` paid on `chain`, live or test: what a wallet that proves
+   * itself (x402 Sign-In-With-X) may download again, at the commit it paid for, whatever became of the
+   * listing's checkout since. EVM addresses compare case-insensitively (stored checksummed, signed in any
+   * case); Solana addresses (base58, case-sensitive) compare exactly.
+   */
+  readonly findSettledByPayer: (query: SettledByPayer) => Effect.Effect<Option.Option<Sale>>
   /** Pending sales created before `createdBefore`, oldest first: the reconciler's work list. */
   readonly listPending: (options: { readonly createdBefore: Date; readonly limit: number }) => Effect.Effect<ReadonlyArray<Sale>>
   /** Newest first, optionally only live or test sales, or only sales in one status. */

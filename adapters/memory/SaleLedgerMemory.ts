@@ -58,6 +58,14 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
       Effect.sync(() =>
         Option.fromNullable([...sales.values()].find((s) => s.network === network && s.payer === payer && s.paymentIdDigest === digest))
       ),
+    findSettledByPayer: ({ chain, listingId, livemode, payer }) =>
+      Effect.sync(() => {
+        const samePayer = (stored: string) => chain === "base" ? stored.toLowerCase() === payer.toLowerCase() : stored === payer
+        const found = [...sales.values()]
+          .filter((s) => s.listingId === listingId && s.livemode === livemode && s.chain === chain && s.status === "settled" && samePayer(s.payer))
+          .sort((a, b) => (b.settledAt?.getTime() ?? 0) - (a.settledAt?.getTime() ?? 0) || (a.id < b.id ? 1 : -1))
+        return Option.fromNullable(found[0])
+      }),
     listPending: ({ createdBefore, limit }) =>
       Effect.sync(() =>
         [...sales.values()]

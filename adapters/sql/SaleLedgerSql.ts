@@ -35,6 +35,16 @@ export const SaleLedgerSql = Layer.effect(
       execute: ({ digest, network, payer }) =>
         sql`SELECT * FROM sales WHERE network = ${network} AND payer = ${payer} AND payment_id_digest = ${digest}`
     })
+    // `lower(payer)` narrows through the index of migration 0007; a Solana address must then also match exactly.
+    const findSettledByPayer = SqlSchema.findOne({
+      Request: Schema.Struct({ listingId: Schema.String, livemode: Schema.Boolean, chain: Schema.String, payer: Schema.String }),
+      Result: SaleFromRow,
+      execute: ({ chain, listingId, livemode, payer }) =>
+        sql`SELECT * FROM sales
+            WHERE listing_id = ${listingId} AND lower(payer) = lower(${payer}) AND status = 'settled'
+              AND livemode = ${livemode} AND chain = ${chain} AND (chain = 'base' OR payer = ${payer})
+            ORDER BY settled_at DESC, id DESC LIMIT 1`
+    })
     const listPending = SqlSchema.findAll({
       Request: Schema.Struct({ createdBefore: Schema.DateFromSelf, limit: Schema.Number }),
       Result: SaleFromRow,
@@ -114,6 +124,7 @@ export const SaleLedgerSql = Layer.effect(
       markFailed: (id, reason) => markFailed(id, reason).pipe(Effect.orDie),
       settle: (sale, event) => settle({ sale, event }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
       findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(Effect.orDie),
+      findSettledByPayer: (query) => findSettledByPayer(query).pipe(Effect.orDie),
       listPending: (options) => listPending(options).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),

@@ -288,6 +288,6 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       return yield* goodsOf(sale, settlementOf(sale))
     })
 
-    return { current, quote, pay, download } as const
+    return { current, quote, pay, download, goods: goodsOf } as const
   })
 }) {}

@@ -5,6 +5,7 @@ import { Auth } from "../../domain/usecases/Auth.js"
 import { HostConnection } from "../../domain/usecases/HostConnection.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
+import { Redownloads } from "../../domain/usecases/Redownloads.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
 import { Dashboard } from "../../domain/usecases/Dashboard.js"
@@ -42,11 +43,12 @@ export const UseCasesLive = Layer.mergeAll(
   Auth.Default,
   Accounts.Default,
   Storefront.Default,
-  Purchases.Default,
+  Redownloads.Default,
   HostConnection.Default,
   Dashboard.Default,
   Webhooks.Default
 ).pipe(
+  Layer.provideMerge(Purchases.Default),
   Layer.provideMerge(Listings.Default),
   Layer.provideMerge(Settlements.Default)
 )

@@ -7,6 +7,7 @@ import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGi
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
@@ -28,5 +29,6 @@ export const DefaultPorts = Layer.mergeAll(
   WebhookSenderHttp,
   PublicOriginFromConfig,
   PaymentFacilitatorLive,
-  PackagerTarGz
+  PackagerTarGz,
+  WalletProofSiwx
 )

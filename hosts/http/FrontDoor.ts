@@ -24,7 +24,7 @@ import { prefersHtml } from "./pages/Negotiation.js"
  *   stale 402 is checked against the current listing by the app and refused with a fresh 402.
  *
  * Only `GET` without a query string or body; the repo page only when it negotiates JSON (the HTML page
- * carries a fresh CSP nonce on every answer); the checkout only without a payment header; only the expected
+ * carries a fresh CSP nonce on every answer); the checkout only without a payment or sign-in header; only the expected
  * statuses (200, 402). Everything else goes to the app.
  */
 
@@ -107,7 +107,9 @@ export const makeFrontDoor = (options: FrontDoorOptions): FrontDoorCache => {
     const route = routeOf(url)
     if (route === "page") return prefersHtml(single(headers["accept"])) ? null : `page ${url}`
     if (route === "checkout") {
-      return headers["payment-signature"] === undefined && headers["x-payment"] === undefined ? `checkout ${url}` : null
+      // A payment or a wallet's sign-in proof is the app's to answer.
+      const plain = headers["payment-signature"] === undefined && headers["x-payment"] === undefined && headers["sign-in-with-x"] === undefined
+      return plain ? `checkout ${url}` : null
     }
     return null
   }

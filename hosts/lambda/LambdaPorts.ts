@@ -8,6 +8,7 @@ import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGi
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
@@ -81,6 +82,7 @@ export const LambdaPortsLive = Layer.unwrapEffect(Effect.as(
     WebhookSenderHttp,
     PublicOriginFromConfig,
     PaymentFacilitatorLive,
-    PackagerTarGz
+    PackagerTarGz,
+    WalletProofSiwx
   )
 ))

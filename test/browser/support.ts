@@ -19,6 +19,7 @@ import { CodeHostIdentityMemory } from "../../adapters/memory/CodeHostIdentityMe
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
@@ -202,7 +203,8 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
     WebhookSenderHttp,
     origin,
     PaymentFacilitatorLive,
-    PackagerTarGz
+    PackagerTarGz,
+    WalletProofSiwx
   ).pipe(Layer.provide(Layer.setConfigProvider(config)))
   const app = Layer.merge(HttpLive, DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default))).pipe(
     Layer.provideMerge(ports),

@@ -1,6 +1,6 @@
 import { describe, expect } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
-import { AccountId, SaleId } from "../../domain/Ids.js"
+import { AccountId, ListingId, SaleId } from "../../domain/Ids.js"
 import { Sale } from "../../domain/Sale.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
@@ -119,6 +119,50 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
         expect((yield* ledger.recordPending(other)).created).toBe(true)
         yield* expectDefect(ledger.recordPending(aSale({ paymentIdDigest: digest })))
         expect(yield* ledger.findByPaymentId(sale.network, sale.payer, digest)).toStrictEqual(Option.some(sale))
+      }))
+
+    it.effect("finds a wallet's newest settled sale of a listing: EVM payers in any case, Solana payers exactly, by mode and chain", () =>
+      Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const listingId = ListingId.make(`lst_${unique()}`)
+        const evm = "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01"
+        const sol = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"
+        const settle = (sale: Sale, settledAt: string) =>
+          Effect.gen(function*() {
+            yield* ledger.recordPending(sale)
+            const settled = settledOf(sale, { settledAt: at(settledAt) })
+            expect(yield* ledger.settle(settled, Option.none())).toBe(true)
+            return settled
+          })
+        const older = yield* settle(aSale({ listingId, payer: evm, commitSha: "a".repeat(40) }), "2024-03-01T10:00:00.000Z")
+        const newer = yield* settle(aSale({ listingId, payer: evm, commitSha: "b".repeat(40) }), "2024-03-02T10:00:00.000Z")
+        // Neither a pending nor a failed sale, a test sale or another listing's sale is a purchase to re-download.
+        yield* ledger.recordPending(aSale({ listingId, payer: evm, createdAt: at("2024-03-03T10:00:00.000Z") }))
+        const failed = aSale({ listingId, payer: evm })
+        yield* ledger.recordPending(failed)
+        expect(yield* ledger.markFailed(failed.id, "insufficient_funds")).toBe(true)
+        const testSale = yield* settle(aSale({ listingId, payer: evm, livemode: false, network: "eip155:84532" }), "2024-03-04T10:00:00.000Z")
+        yield* settle(aSale({ payer: evm }), "2024-03-05T10:00:00.000Z")
+        const solana = yield* settle(
+          aSale({ listingId, payer: sol, chain: "solana", network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }),
+          "2024-03-01T11:00:00.000Z"
+        )
+
+        const find = (payer: string, fields: { livemode?: boolean; chain?: "base" | "solana" } = {}) =>
+          ledger.findSettledByPayer({ listingId, livemode: fields.livemode ?? true, chain: fields.chain ?? "base", payer })
+        expect(yield* find(evm)).toStrictEqual(Option.some(newer))
+        expect(yield* find(evm.toLowerCase())).toStrictEqual(Option.some(newer))
+        expect(yield* find(evm.toUpperCase().replace("0X", "0x"))).toStrictEqual(Option.some(newer))
+        expect(yield* find(evm, { livemode: false })).toStrictEqual(Option.some(testSale))
+        expect(yield* find(evm, { chain: "solana" })).toStrictEqual(Option.none())
+        expect(yield* find("0x2222222222222222222222222222222222222222")).toStrictEqual(Option.none())
+        expect(yield* find(sol, { chain: "solana" })).toStrictEqual(Option.some(solana))
+        // Base58 is case-sensitive: another case is another key.
+        expect(yield* find(sol.toLowerCase(), { chain: "solana" })).toStrictEqual(Option.none())
+        expect(yield* find(sol.toUpperCase(), { chain: "solana" })).toStrictEqual(Option.none())
+        expect(yield* ledger.findSettledByPayer({ listingId: ListingId.make(`lst_${unique()}`), livemode: true, chain: "base", payer: evm }))
+          .toStrictEqual(Option.none())
+        expect(older.commitSha).not.toBe(newer.commitSha)
       }))
 
     it.effect("lists pending sales created before a moment, oldest first", () =>

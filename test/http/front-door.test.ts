@@ -17,10 +17,26 @@ const JSON_ACCEPT = { accept: "application/json" }
 
 const stats = Effect.map(FrontDoor, (door) => door.stats())
 
+/**
+ * A 402's Sign-In-With-X challenge is fresh on every answer the app makes (x402 names its nonce, issuedAt and
+ * expirationTime dynamic); a remembered one stays valid (the nonce is stateless, see SiwxNonce). Those three
+ * fields are compared for form, not value.
+ */
+const withoutFreshChallenge = (header: string | undefined) => {
+  if (header === undefined) return header
+  const required = JSON.parse(Buffer.from(header, "base64").toString("utf8"))
+  const info = required.extensions?.["sign-in-with-x"]?.info
+  if (info === undefined) return header
+  expect(info.nonce).toMatch(/^[0-9a-f]{88}$/)
+  expect(Date.parse(info.expirationTime) - Date.parse(info.issuedAt)).toBe(5 * 60 * 1000)
+  return JSON.stringify({ ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...required.extensions["sign-in-with-x"], info: { ...info, nonce: "<fresh>", issuedAt: "<fresh>", expirationTime: "<fresh>" } } } })
+}
+
 /** Status, headers (but the date) and body: what a client would compare. */
 const shape = (reply: Reply) => {
   const { date: _date, ...headers } = reply.headers
-  return { status: reply.status, headers, text: reply.text }
+  const required = withoutFreshChallenge(headers["payment-required"])
+  return { status: reply.status, headers: required === undefined ? headers : { ...headers, "payment-required": required }, text: reply.text }
 }
 
 const get = (path: string, headers: Record<string, string> = JSON_ACCEPT) => call("GET", path, { headers })

@@ -13,6 +13,7 @@ import { FrontDoorLive, NodeServerWithFrontDoor } from "../../hosts/http/FrontDo
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
+import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 
 export const BASE_URL = "http://repomarket.test"
 
@@ -71,7 +72,8 @@ export const testPorts = (options: TestAppOptions = {}) => {
     WebhookSenderHttp.pipe(Layer.provide(config)),
     Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }),
     PaymentFacilitatorLive.pipe(Layer.provide(config)),
-    PackagerTarGz
+    PackagerTarGz,
+    WalletProofSiwx
   )
 }
 

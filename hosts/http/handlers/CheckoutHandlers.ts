@@ -3,6 +3,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, Stream } from "effect"
 import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../../../domain/Errors.js"
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
+import { Redownloads, type SiwxChallenge } from "../../../domain/usecases/Redownloads.js"
 import {
   decodePaymentHeader,
   encodeHeader,
@@ -12,9 +13,10 @@ import {
   paymentResponseHeader
 } from "../../../adapters/x402/Wire.js"
 import { Api } from "../Api.js"
+import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
 
-/** The 402: v2 requirements in `PAYMENT-REQUIRED`, the v1 object as the JSON body. */
-const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, string> = {}) => {
+/** The 402: v2 requirements (and a Sign-In-With-X challenge) in `PAYMENT-REQUIRED`, the v1 object as the JSON body. */
+const challenge = (quote: Quote, siwx: SiwxChallenge, error?: string, extraHeaders: Record<string, string> = {}) => {
   const about = {
     resource: quote.resource,
     description: `${quote.listing.repo.slug}: the default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
@@ -23,7 +25,7 @@ const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, st
   return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), {
     status: 402,
     headers: {
-      "payment-required": encodeHeader(paymentRequiredV2(quote.requirements, about)),
+      "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),
       "cache-control": "no-store",
       link: `<${quote.page}>; rel="describedby"`,
       ...extraHeaders
@@ -62,13 +64,15 @@ const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerReques
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
     const purchases = yield* Purchases
+    const { offer, redownload } = redownloadAnswers(purchases, yield* Redownloads, challenge, (goods, request) => delivery(goods, null, request))
 
     const checkout = (id: string, livemode: boolean) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const { headers } = request
         if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
-          return challenge(yield* purchases.quote(id, livemode))
+          const proof = headers[SIWX_REQUEST_HEADER]
+          return yield* (proof === undefined ? offer(id, livemode) : redownload(id, livemode, proof))
         }
         const payment = decodePaymentHeader({ "payment-signature": headers["payment-signature"], "x-payment": headers["x-payment"] })
         if (Either.isLeft(payment)) {
@@ -80,15 +84,14 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           Effect.map((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
-            PaymentRejected: (e: PaymentRejected) => Effect.map(purchases.quote(id, livemode), (q) => challenge(q, e.reason)),
-            SettlementFailed: (e: SettlementFailed) =>
-              Effect.map(purchases.quote(id, livemode), (q) => {
-                const failed = paymentResponseHeader(
-                  { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
-                  version
-                )
-                return challenge(q, e.reason, { [failed.name.toLowerCase()]: failed.value })
-              })
+            PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason),
+            SettlementFailed: (e: SettlementFailed) => {
+              const failed = paymentResponseHeader(
+                { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
+                version
+              )
+              return offer(id, livemode, e.reason, { [failed.name.toLowerCase()]: failed.value })
+            }
           })
         )
       })

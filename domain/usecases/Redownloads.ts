@@ -1,0 +1,125 @@
+import { Effect, Option, Redacted } from "effect"
+import { type Checkout, checkoutPath, testCheckoutPath } from "../Checkout.js"
+import { InvalidInput, NotFound, WalletProofRefused } from "../Errors.js"
+import type { CheckoutId } from "../Ids.js"
+import type { Chain } from "../Wallet.js"
+import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../rules/SiwxNonce.js"
+import { now } from "../rules/Tokens.js"
+import { Chains } from "../../ports/Chains.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import { SecretBox } from "../../ports/SecretBox.js"
+import { SingleUse } from "../../ports/SingleUse.js"
+import { WalletProof } from "../../ports/WalletProof.js"
+import { Purchases } from "./Purchases.js"
+
+/** The header a wallet's proof arrives in (x402 Sign-In-With-X). */
+export const SIWX_HEADER = "SIGN-IN-WITH-X"
+
+/** What a checkout asks a returning wallet to sign (x402 Sign-In-With-X `info` and `supportedChains`). */
+export interface SiwxChallenge {
+  readonly domain: string
+  readonly uri: string
+  readonly statement: string
+  readonly nonce: string
+  readonly issuedAt: Date
+  readonly expiresAt: Date
+  readonly networks: ReadonlyArray<{ readonly chain: Chain; readonly network: string }>
+}
+
+export const SIWX_STATEMENT = "Sign in to re-download what this wallet bought"
+
+/**
+ * Re-download with the paying wallet (DECISIONS.md, Checkout: the buyer recovers with what only the buyer
+ * holds). Every 402 carries a challenge; a wallet that signs it and has a settled sale of the checkout's
+ * listing gets that sale's goods again — the commit it paid for, on the checkout it paid on or any later one of
+ * the same listing, also after a reprice or a takedown. No payment, no new sale, nothing settles.
+ */
+export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownloads", {
+  effect: Effect.gen(function*() {
+    const store = yield* ListingStore
+    const ledger = yield* SaleLedger
+    const chains = yield* Chains
+    const box = yield* SecretBox
+    const singleUse = yield* SingleUse
+    const proofs = yield* WalletProof
+    const purchases = yield* Purchases
+    const { baseUrl } = yield* PublicOrigin
+    const domain = new URL(baseUrl).host
+
+    const terms = (checkout: Checkout, livemode: boolean) => ({
+      uri: baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id)),
+      networks: checkout.chains.map((chain) => ({ chain, network: chains.facts(chain, livemode).network }))
+    })
+
+    /** A fresh challenge for a checkout: stateless (see SiwxNonce), so nothing is stored to issue it. */
+    const challenge = Effect.fn("Redownloads.challenge")(function*(checkout: Checkout, livemode: boolean) {
+      const { networks, uri } = terms(checkout, livemode)
+      // Whole seconds: the nonce carries the issue time in seconds, and the signed message must match it.
+      const issuedAt = new Date(Math.floor((yield* now).getTime() / 1000) * 1000)
+      const nonce = mintSiwxNonce(box.randomBytes(8), issuedAt, uri, box.mac)
+      return {
+        domain,
+        uri,
+        statement: SIWX_STATEMENT,
+        nonce,
+        issuedAt,
+        expiresAt: new Date(issuedAt.getTime() + SIWX_CHALLENGE_TTL_MS),
+        networks
+      } satisfies SiwxChallenge
+    })
+
+    /** A challenge for any known checkout, current or not (a voided one still re-downloads what it sold). */
+    const challengeFor = Effect.fn("Redownloads.challengeFor")(function*(id: string, livemode: boolean) {
+      const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+      return Option.isNone(found) ? Option.none() : Option.some(yield* challenge(found.value.checkout, livemode))
+    })
+
+    const refused = (reason: string, detail: string) => new WalletProofRefused({ reason, detail })
+
+    /**
+     * A request carrying a wallet's proof and no payment. Looked up by (listing, payer) before any check that
+     * the checkout is current: a wallet re-downloads what it paid for whatever became of the checkout.
+     */
+    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string) {
+      const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+      if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
+      const { checkout } = found.value
+      const { networks, uri } = terms(checkout, livemode)
+      const wallet = yield* proofs.verify(proof, { domain, uri, networks: networks.map((n) => n.network) }).pipe(
+        Effect.mapError((e) => e.reason === "malformed" ? InvalidInput.forField(SIWX_HEADER, e.message) : refused(e.reason, e.message))
+      )
+      const issued = openSiwxNonce(wallet.nonce, uri, box.verifyMac)
+      if (issued === null) return yield* refused("invalid_siwx_nonce", "The nonce was not issued by this checkout; sign the challenge of a fresh 402.")
+      if (wallet.issuedAt.getTime() !== issued.issuedAt.getTime()) {
+        return yield* refused("invalid_siwx_issued_at", "The signed issuedAt is not the challenge's.")
+      }
+      if (wallet.expiresAt !== null && wallet.expiresAt.getTime() > issued.expiresAt.getTime()) {
+        return yield* refused("invalid_siwx_expiration_time", "The signed expirationTime is later than the challenge's.")
+      }
+      if ((yield* now).getTime() >= issued.expiresAt.getTime()) {
+        return yield* refused("invalid_siwx_expired", "The challenge has expired; sign the challenge of a fresh 402.")
+      }
+      const chain = networks.find((n) => n.network === wallet.network)!.chain
+      // One redemption per nonce and wallet: a captured header cannot be replayed. (The front door may hand
+      // the same 402, so the same nonce, to several wallets within a moment; each may redeem it once.)
+      const who = chain === "base" ? wallet.address.toLowerCase() : wallet.address
+      const digest = box.digest(Redacted.make(`${wallet.nonce}:${wallet.network}:${who}`))
+      if (!(yield* singleUse.spend("siwx-nonce", digest, issued.expiresAt))) {
+        return yield* refused("invalid_siwx_nonce", "This signed challenge was already used; sign the challenge of a fresh 402.")
+      }
+      const sale = yield* ledger.findSettledByPayer({ listingId: checkout.listingId, livemode, chain, payer: wallet.address })
+      if (Option.isNone(sale)) {
+        return yield* refused(
+          "siwx_no_purchase",
+          `The wallet ${wallet.address} has no settled ${livemode ? "" : "test "}purchase of this listing on ${wallet.network}; pay to buy it.`
+        )
+      }
+      const s = sale.value
+      return yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
+    })
+
+    return { challenge, challengeFor, redeem } as const
+  })
+}) {}
