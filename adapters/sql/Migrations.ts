@@ -2,13 +2,13 @@ import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer, Schedule } from "effect"
 import initial from "./migrations/0001_initial.js"
 import paymentRecovery from "./migrations/0002_payment_recovery.js"
-import siwxLookup from "./migrations/0007_siwx_lookup.js"
+import siwxLookup from "./migrations/0003_siwx_lookup.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
   "0001_initial": initial,
   "0002_payment_recovery": paymentRecovery,
-  "0007_siwx_lookup": siwxLookup
+  "0003_siwx_lookup": siwxLookup
 }
 
 /**
