@@ -82,7 +82,7 @@ describe("code-host connection (GitHub OAuth web flow, bound to the browser, PKC
         expect((yield* call("GET", "/r/octo-org")).json).toMatchObject({ owner: "Octo-Org", claimed: true, storefront_tagline: "Widgets since 2024" })
 
         // GitHub's token went only to GitHub, and is in no answer of ours.
-        const user = gh.callsTo("/user")[0]!
+        const user = gh.calls.find((c) => c.url.pathname === "/user")!
         const oauthToken = user.authorization!.replace(/^Bearer /, "")
         expect(oauthToken).toMatch(/^gho_/)
         for (const text of [page.text, done.text, (yield* navigate(browser, "/dashboard")).text, (yield* call("GET", "/my/account", { token: session })).text]) {
