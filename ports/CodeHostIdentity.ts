@@ -28,6 +28,8 @@ export interface HostProof {
 export class CodeHostIdentity extends Context.Tag("ports/CodeHostIdentity")<CodeHostIdentity, {
   /** False when no OAuth app is configured: every call then fails with `not_configured`. */
   readonly configured: boolean
+  /** The origin of the authorize page the seller's browser is sent to (null when not configured). */
+  readonly authorizeOrigin: string | null
   /**
    * Where to send the seller's browser; `state` comes back unchanged on the callback. `proofKey` is the flow's
    * PKCE verifier: only its S256 challenge goes into the URL.

@@ -84,6 +84,7 @@ export const CodeHostIdentityGithub = Layer.effect(
     if (Option.isNone(app)) {
       return {
         configured: false,
+        authorizeOrigin: null,
         authorizeUrl: () => Effect.fail(notConfigured),
         exchange: () => Effect.fail(notConfigured),
         controls: () => Effect.fail(notConfigured)
@@ -168,6 +169,7 @@ export const CodeHostIdentityGithub = Layer.effect(
 
     return {
       configured: true,
+      authorizeOrigin: new URL(endpoints.webUrl).origin,
       authorizeUrl,
       exchange: (code, proofKey) => Effect.flatMap(accessToken(code, proofKey), loginOf),
       controls

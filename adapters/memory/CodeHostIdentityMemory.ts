@@ -18,6 +18,7 @@ export const CodeHostIdentityMemory = (codes?: Readonly<Record<string, string>>,
     if (codes === undefined) {
       return {
         configured: false,
+        authorizeOrigin: null,
         authorizeUrl: () => Effect.fail(notConfigured),
         exchange: () => Effect.fail(notConfigured),
         controls: () => Effect.fail(notConfigured)
@@ -28,6 +29,7 @@ export const CodeHostIdentityMemory = (codes?: Readonly<Record<string, string>>,
     const admins = new Map(Object.entries(options.admins ?? {}).map(([repo, logins]) => [repo.toLowerCase(), logins.map((l) => l.toLowerCase())]))
     return {
       configured: true,
+      authorizeOrigin: "https://github.test",
       authorizeUrl: (state) => Effect.succeed(`https://github.test/authorize?state=${encodeURIComponent(state)}`),
       exchange: (code) =>
         Effect.suspend(() => {

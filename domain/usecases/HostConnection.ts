@@ -207,7 +207,7 @@ export class HostConnection extends Effect.Service<HostConnection>()("usecases/H
       }))
     })
 
-    return { configured: identity.configured, start, callback, confirm } as const
+    return { configured: identity.configured, authorizeOrigin: identity.authorizeOrigin, start, callback, confirm } as const
   })
 }) {}
 

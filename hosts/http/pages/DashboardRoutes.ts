@@ -85,6 +85,8 @@ export const dashboardRoutes = Effect.gen(function*() {
       return htmlResponse(page, {
         status,
         nonce,
+        // "Connect GitHub" posts here and is redirected to GitHub's authorize page.
+        formTargets: hostConnection.authorizeOrigin === null ? [] : [hostConnection.authorizeOrigin],
         headers: notice?.kind === "error" ? retryHeaders(notice.problem) : {}
       })
     })

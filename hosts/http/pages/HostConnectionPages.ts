@@ -92,7 +92,7 @@ export const hostConnectionRoutes = Effect.gen(function*() {
 their payouts go. If you did not start this from your own dashboard just now, do not connect.</p>
 <form method="post" action="/auth/host/confirm"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="confirmation" value="${pending.confirmation}"><button type="submit">Connect ${pending.login}</button></form>
 <p><a href="/dashboard#code-host">Cancel</a></p>`
-    }), { referrer: "no-referrer" })
+    }))
 
   const callback = signedIn((p, req) =>
     Effect.gen(function*() {
