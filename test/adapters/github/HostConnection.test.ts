@@ -252,7 +252,7 @@ describe("code-host connection (GitHub OAuth web flow, bound to the browser, PKC
           raw: "csrf=x",
           headers: { "content-type": "application/x-www-form-urlencoded", cookie: `rm_session=${session}` }
         })
-        const back = yield* call("GET", "/auth/host/callback?code=x&state=y")
+        const back = yield* call("GET", "/auth/host/callback?code=x&state=y", { headers: { cookie: `rm_session=${session}` } })
         for (const reply of [started, back]) {
           expect(reply.status).toBe(503)
           expect(reply.json.code).toBe("not_configured")
