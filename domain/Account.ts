@@ -14,7 +14,16 @@ export class Account extends Schema.Class<Account>("Account")({
   wallets: Wallets,
   /** The code-host login proved through the code-host connection, if any. */
   hostLogin: Schema.NullOr(Schema.String),
+  /**
+   * That login's own code-host token (no scope), sealed and bound to this account and login: asked at
+   * takeover time whether the login administers a repo. Null without a connection (or one made before it).
+   */
+  hostToken: Schema.optionalWith(Schema.NullOr(SealedSecret), { default: () => null }),
   createdAt: Schema.DateFromSelf
 }) {}
 
 export const webhookSecretAad = (account: { readonly id: AccountId }): string => `account:${account.id}:webhook_secret`
+
+/** Binds a sealed code-host token to its account and login: it opens for nothing else. */
+export const hostTokenAad = (account: { readonly id: AccountId }, login: string): string =>
+  `account:${account.id}:host_token:${login.toLowerCase()}`

@@ -15,6 +15,7 @@ export const AccountRow = Schema.Struct({
   wallet_base: Schema.NullOr(Schema.String),
   wallet_solana: Schema.NullOr(Schema.String),
   host_login: Schema.NullOr(Schema.String),
+  host_token: Schema.NullOr(Schema.String),
   created_at: TimestampColumn
 })
 
@@ -28,6 +29,7 @@ export const AccountFromRow = Schema.transform(AccountRow, Account, {
     webhookSecret: row.webhook_secret,
     wallets: { base: row.wallet_base, solana: row.wallet_solana },
     hostLogin: row.host_login,
+    hostToken: row.host_token,
     createdAt: row.created_at
   }),
   encode: (account) => ({
@@ -39,6 +41,7 @@ export const AccountFromRow = Schema.transform(AccountRow, Account, {
     wallet_base: account.wallets.base,
     wallet_solana: account.wallets.solana,
     host_login: account.hostLogin,
+    host_token: account.hostToken ?? null,
     created_at: account.createdAt
   })
 })

@@ -3,12 +3,14 @@ import { Effect, Layer, Schedule } from "effect"
 import initial from "./migrations/0001_initial.js"
 import paymentRecovery from "./migrations/0002_payment_recovery.js"
 import siwxLookup from "./migrations/0003_siwx_lookup.js"
+import hostConnectionToken from "./migrations/0004_host_connection_token.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
   "0001_initial": initial,
   "0002_payment_recovery": paymentRecovery,
-  "0003_siwx_lookup": siwxLookup
+  "0003_siwx_lookup": siwxLookup,
+  "0004_host_connection_token": hostConnectionToken
 }
 
 /**

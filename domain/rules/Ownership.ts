@@ -3,8 +3,10 @@ import type { Listing } from "../Listing.js"
 
 /**
  * Who may act on a live listing. The owning account may re-list or patch it. Another account may take it
- * over only by proving control of the repo through its code-host connection (its verified login is the
- * repo's owner). Anyone else, anonymous callers included, is refused: nobody can prove an anonymous claim.
+ * over only by proving control of the repo through its code-host connection: its verified login is the
+ * repo's owner (decided here), or the code host says that login administers the repo (an organisation's
+ * repo: asked by the Listings use case with the login's own token). Anyone else, anonymous callers
+ * included, is refused: nobody can prove an anonymous claim.
  */
 export type ListingAccess = "owner" | "proven_control" | "none"
 

@@ -16,10 +16,12 @@ import { newId, now } from "../rules/Tokens.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { Chains } from "../../ports/Chains.js"
 import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
+import { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { RateLimiter } from "../../ports/RateLimiter.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { Transactor } from "../../ports/Transactor.js"
+import { controlsThroughConnection } from "./HostConnection.js"
 import { fromCodeHost } from "./HostErrors.js"
 import type { AtomicAmount } from "../Money.js"
 
@@ -63,6 +65,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
     const chains = yield* Chains
     const limiter = yield* RateLimiter
     const tx = yield* Transactor
+    const identity = yield* CodeHostIdentity
     const withPorts = <A, E>(effect: Effect.Effect<A, E, SecretBox | Chains>) =>
       effect.pipe(Effect.provideService(SecretBox, box), Effect.provideService(Chains, chains))
 
@@ -169,7 +172,16 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
       const at = yield* now
       let existing = yield* store.findLive(info.ref.owner, info.ref.name)
       if (Option.isSome(existing)) {
-        const access = accessTo(existing.value, account)
+        let access = accessTo(existing.value, account)
+        // Not the owner's login (an organisation's repo, say): GitHub, asked with the connected login's own
+        // token, may still say that login administers the repo. That is proof of control too.
+        if (access === "none" && account !== null) {
+          const proven = yield* controlsThroughConnection(account, info.ref).pipe(
+            Effect.provideService(CodeHostIdentity, identity),
+            Effect.provideService(SecretBox, box)
+          )
+          if (proven) access = "proven_control"
+        }
         if (access === "none") {
           return yield* new AlreadyListed({ repo: info.ref.slug, detail: `${info.ref.slug} is already listed by another party.` })
         }

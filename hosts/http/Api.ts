@@ -4,17 +4,6 @@ import * as P from "./Problem.js"
 import * as S from "./Schemas.js"
 import { Authentication, OptionalAuthentication } from "./Security.js"
 
-/** GitHub's redirect back: `code` and `state`, or `error` when the seller declined. */
-const HostCallbackParams = Schema.Struct({
-  code: Schema.optional(Schema.String),
-  state: Schema.optional(Schema.String),
-  error: Schema.optional(Schema.String),
-  error_description: Schema.optional(Schema.String),
-  error_uri: Schema.optional(Schema.String)
-})
-
-const HostConnected = Schema.Struct({ host_login: Schema.String }).annotations({ identifier: "HostConnected" })
-
 /**
  * The management and public API. Every endpoint of the contract except the paid checkout itself, which
  * answers raw x402 responses beside this API.
@@ -38,25 +27,6 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       .addError(P.Unauthenticated)
       .annotate(OpenApi.Summary, "Exchange a sign-in token for a session")
       .annotate(OpenApi.Description, "The first verify of an email creates its account. Sessions are valid for 30 days.")
-  )
-  .add(
-    HttpApiEndpoint.get("hostConnectStart", "/auth/host/start")
-      .addSuccess(Schema.Void, { status: 302 })
-      .addError(P.NotConfigured)
-      .addError(P.HostUnavailable)
-      .middleware(Authentication)
-      .annotate(OpenApi.Summary, "Start the code-host (GitHub) connection")
-      .annotate(OpenApi.Description, "Redirects (302) to GitHub's authorization page with a sealed state bound to this account, valid for 10 minutes. Open the Location in the seller's browser. 503 not_configured without GITHUB_CLIENT_ID/GITHUB_CLIENT_SECRET.")
-  )
-  .add(
-    HttpApiEndpoint.get("hostConnectCallback", "/auth/host/callback")
-      .setUrlParams(HostCallbackParams)
-      .addSuccess(HostConnected)
-      .addError(P.InvalidInput)
-      .addError(P.NotConfigured)
-      .addError(P.HostUnavailable)
-      .annotate(OpenApi.Summary, "Finish the code-host (GitHub) connection")
-      .annotate(OpenApi.Description, "GitHub redirects here with code and state. The state is checked, the code exchanged for the verified login, which is stored on the account that started the flow; GitHub's token is discarded. 400 for a bad or expired state or a refused code.")
   )
 {}
 

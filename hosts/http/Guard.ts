@@ -26,8 +26,8 @@ const depthOf = (value: unknown): number => {
   return max
 }
 
-/** Paths whose HTML forms post `application/x-www-form-urlencoded`: the sign-in pages and the dashboard's actions. */
-const FORM_PATHS = new Set(["/auth/verify", "/signin", "/signout"])
+/** Paths whose HTML forms post `application/x-www-form-urlencoded`: the sign-in pages, the code-host connection and the dashboard's actions. */
+const FORM_PATHS = new Set(["/auth/verify", "/signin", "/signout", "/auth/host/start", "/auth/host/confirm"])
 const isFormPath = (path: string) => FORM_PATHS.has(path) || path.startsWith("/dashboard/")
 
 export const problemResponse = (problem: ProblemJson, headers: Record<string, string> = {}) =>

@@ -15,6 +15,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
+import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
 import { CodeHostIdentityMemory } from "../../adapters/memory/CodeHostIdentityMemory.js"
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
@@ -167,6 +168,11 @@ export interface BrowserAppOptions {
   readonly repos?: ReadonlyArray<FakeRepo>
   /** Replaces the in-memory code host (e.g. one whose README HTML holds a script). */
   readonly codeHost?: Layer.Layer<CodeHost>
+  /**
+   * The code-host connection through the GitHub adapter with this OAuth app (GITHUB_CLIENT_ID/SECRET), talking
+   * to github.com as the test mocks it (msw in this process, page.route in Chromium). Unset: no OAuth app.
+   */
+  readonly githubOAuth?: { readonly clientId: string; readonly clientSecret: string }
 }
 
 export interface BrowserApp {
@@ -186,7 +192,10 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
   const config = ConfigProvider.fromMap(new Map([
     ["SMTP_URL", `smtp://127.0.0.1:${smtp.port}`],
     ["MAIL_FROM", "repomarket <no-reply@repomarket.test>"],
-    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true"]
+    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true"],
+    ...(options.githubOAuth === undefined
+      ? []
+      : [["GITHUB_CLIENT_ID", options.githubOAuth.clientId], ["GITHUB_CLIENT_SECRET", options.githubOAuth.clientSecret]] as const)
   ]))
   const server = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
   const origin = Layer.effect(PublicOrigin, Effect.map(HttpServer.HttpServer, (s) => ({
@@ -195,7 +204,7 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
   const ports = Layer.mergeAll(
     StorageMemory,
     options.codeHost ?? CodeHostMemory(options.repos ?? DEFAULT_REPOS),
-    CodeHostIdentityMemory(),
+    options.githubOAuth === undefined ? CodeHostIdentityMemory() : CodeHostIdentityGithub.pipe(Layer.provide(origin)),
     ChainsLive,
     SecretBoxTest,
     MailerSmtp,

@@ -28,7 +28,7 @@ const MANAGEMENT: ReadonlyArray<Managed> = [
   { label: "GET /my/stores", method: "GET", path: () => "/my/stores" },
   { label: "PATCH /repos/:owner/:repo", method: "PATCH", path: (s) => `/repos/${s.owner}/${s.repo}`, body: { price_usd: "0.01", wallet_base: BASE_WALLET_2 } },
   { label: "DELETE /repos/:owner/:repo", method: "DELETE", path: (s) => `/repos/${s.owner}/${s.repo}` },
-  { label: "GET /auth/host/start", method: "GET", path: () => "/auth/host/start" }
+  { label: "POST /auth/host/start", method: "POST", path: () => "/auth/host/start" }
 ]
 
 /** Authorization header values that must all be refused; `undefined` sends no header at all. */
@@ -135,12 +135,13 @@ describe("bad credentials", () => {
         }))
       }))
 
-    it.effect("a valid credential on /auth/host/start never gets a 5xx other than the documented not_configured", () =>
+    it.effect("a valid bearer credential cannot start the code-host connection: GET is 405, POST needs the browser session", () =>
       Effect.gen(function*() {
         const s = yield* Seed
-        const reply = yield* call("GET", "/auth/host/start", { token: s.session })
-        if (reply.status >= 500) expectProblem(reply, 503, "not_configured")
-        else expect([302, 303, 307]).toContain(reply.status)
+        for (const token of [s.session, s.keys[0]!]) {
+          expectProblem(yield* call("GET", "/auth/host/start", { token }), 405, "method_not_allowed")
+          expectProblem(yield* call("POST", "/auth/host/start", { token }), 401, "unauthenticated")
+        }
       }))
 
     it.effect("credentials in the query string or a cookie of the wrong name are not accepted", () =>

@@ -1,12 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Redacted } from "effect"
 import { Auth } from "../../../domain/usecases/Auth.js"
-import { HostConnection } from "../../../domain/usecases/HostConnection.js"
 import { Api } from "../Api.js"
 import { prefersHtml } from "../pages/Negotiation.js"
 import { verifyInBrowser } from "../pages/SignInPage.js"
 import { PageSessions } from "../pages/Session.js"
-import { CurrentPrincipal } from "../Security.js"
 import { clientAddress } from "./ClientAddress.js"
 
 /** The emailed link's page posting its form from a browser (urlencoded, HTML preferred), not an API call. */
@@ -17,7 +15,6 @@ const isBrowserForm = (req: HttpServerRequest.HttpServerRequest) =>
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {
     const auth = yield* Auth
-    const hostConnection = yield* HostConnection
     const sessions = yield* PageSessions
     return handlers
       .handle("requestMagicLink", ({ payload }) =>
@@ -38,10 +35,4 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
             account: { id: s.account.id, email: s.account.email }
           }
         }))
-      .handle("hostConnectStart", () =>
-        Effect.flatMap(CurrentPrincipal, hostConnection.start).pipe(
-          Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: { "cache-control": "no-store" } }))
-        ))
-      .handle("hostConnectCallback", ({ urlParams }) =>
-        Effect.map(hostConnection.finish(urlParams), (account) => ({ host_login: account.hostLogin! })))
   }))

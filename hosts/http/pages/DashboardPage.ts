@@ -14,6 +14,8 @@ export interface DashboardData {
   readonly keys: ReadonlyArray<ApiKey>
   readonly live: LedgerPage
   readonly test: LedgerPage
+  /** Whether the operator configured the code-host connection (an OAuth app). */
+  readonly hostConnection: boolean
 }
 
 /** What the last action did: a fixed message, a secret shown this once, or the problem it met. */
@@ -121,6 +123,16 @@ Saving a URL returns a new signing secret (shown once); the old one stops signin
 <p><button type="submit">Save webhook</button></p></form>
 </section>`
 
+/** The code-host connection: which GitHub login is connected, and the form that starts a (new) connection. */
+const codeHostSection = (d: DashboardData, o: DashboardOptions) => html`<section id="code-host"><h2>GitHub connection</h2>
+${d.account.hostLogin === null
+  ? html`<p class="muted">No GitHub login is connected. Connecting one proves which repositories you control, so you can take over listings of them.</p>`
+  : html`<p>Connected GitHub login: <strong id="connected-host-login">${d.account.hostLogin}</strong></p>`}
+${d.hostConnection
+  ? html`<form class="inline" method="post" action="/auth/host/start"><input type="hidden" name="csrf" value="${o.csrf}"><button type="submit">${d.account.hostLogin === null ? "Connect GitHub" : "Connect another GitHub login"}</button></form>`
+  : html`<p class="muted">The operator has not configured a GitHub OAuth app, so connecting is off.</p>`}
+</section>`
+
 const newListingSection = (o: DashboardOptions) => html`<section id="new-listing"><h2>List a repository</h2>
 <form method="post" action="/dashboard/listings"><input type="hidden" name="csrf" value="${o.csrf}">
 <label for="host_url">Repository URL</label><input type="url" id="host_url" name="host_url" required placeholder="https://github.com/owner/repo">
@@ -150,5 +162,6 @@ ${totals(d)}
 <h3>Test (simulated money)</h3>${salesTable(d.test, false, o)}
 </section>
 ${keysSection(d, o)}
+${codeHostSection(d, o)}
 ${settingsSection(d.account, o)}`
   })

@@ -5,6 +5,7 @@ import { InvalidInput } from "../../../domain/Errors.js"
 import { Accounts, type AccountPatchInput } from "../../../domain/usecases/Accounts.js"
 import { Auth } from "../../../domain/usecases/Auth.js"
 import { Dashboard } from "../../../domain/usecases/Dashboard.js"
+import { HostConnection } from "../../../domain/usecases/HostConnection.js"
 import { Listings } from "../../../domain/usecases/Listings.js"
 import { Webhooks } from "../../../domain/usecases/Webhooks.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
@@ -29,7 +30,8 @@ const DONE = {
   wallets_saved: "Wallets saved.",
   tagline_saved: "Tagline saved.",
   webhook_removed: "Webhook removed.",
-  unchanged: "Nothing changed."
+  unchanged: "Nothing changed.",
+  host_connected: "GitHub login connected."
 } as const
 type Done = keyof typeof DONE
 
@@ -59,6 +61,7 @@ export const dashboardRoutes = Effect.gen(function*() {
   const listings = yield* Listings
   const ledger = yield* Dashboard
   const webhooks = yield* Webhooks
+  const hostConnection = yield* HostConnection
   const { baseUrl } = yield* PublicOrigin
 
   /** The whole dashboard for a principal, with the outcome of the last action if any. */
@@ -78,10 +81,12 @@ export const dashboardRoutes = Effect.gen(function*() {
         sales(false, params.get("test"))
       ], { concurrency: 5 })
       const nonce = newNonce()
-      const page = dashboardHtml({ account, listings: inventory, keys, live, test }, { csrf: sessions.csrfToken(p), baseUrl, nonce, notice })
+      const page = dashboardHtml({ account, listings: inventory, keys, live, test, hostConnection: hostConnection.configured }, { csrf: sessions.csrfToken(p), baseUrl, nonce, notice })
       return htmlResponse(page, {
         status,
         nonce,
+        // "Connect GitHub" posts here and is redirected to GitHub's authorize page.
+        formTargets: hostConnection.authorizeOrigin === null ? [] : [hostConnection.authorizeOrigin],
         headers: notice?.kind === "error" ? retryHeaders(notice.problem) : {}
       })
     })

@@ -14,6 +14,7 @@ export type PageError =
   | E.RateLimited
   | E.HostUnavailable
   | E.MailUnavailable
+  | E.NotConfigured
 
 /**
  * A use-case failure as the same RFC 9457 problem the JSON API answers (status, title, code, detail, field
@@ -30,6 +31,7 @@ export const problemOf = (error: PageError): P.ProblemJson => {
     case "RateLimited": return Schema.encodeSync(P.RateLimited)(error)
     case "HostUnavailable": return Schema.encodeSync(P.HostUnavailable)(error)
     case "MailUnavailable": return Schema.encodeSync(P.MailUnavailable)(error)
+    case "NotConfigured": return Schema.encodeSync(P.NotConfigured)(error)
   }
 }
 

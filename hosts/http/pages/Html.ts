@@ -49,13 +49,13 @@ export const newNonce = (): string => randomBytes(18).toString("base64url")
  * The policy of every page: nothing from other origins, no inline script, no eval, our own stylesheet, form
  * posts only to ourselves, no framing. A page that loads our progressive script names it by nonce.
  */
-export const contentSecurityPolicy = (nonce?: string): string =>
+export const contentSecurityPolicy = (nonce?: string, formTargets: ReadonlyArray<string> = []): string =>
   [
     "default-src 'none'",
     nonce === undefined ? "script-src 'none'" : `script-src 'nonce-${nonce}'`,
     "style-src 'self'",
     "img-src 'self' data:",
-    "form-action 'self'",
+    ["form-action 'self'", ...formTargets].join(" "),
     "base-uri 'none'",
     "frame-ancestors 'none'",
     "require-trusted-types-for 'script'"
@@ -96,6 +96,11 @@ export interface PageResponseOptions {
   /** `no-referrer` where the URL holds a token (the sign-in link), else only our own origin sees it. */
   readonly referrer?: "no-referrer" | "same-origin"
   readonly headers?: Record<string, string>
+  /**
+   * Origins a form on the page may end up at besides ours: browsers apply `form-action` to the redirects a
+   * form post leads to, and "Connect GitHub" posts to us and is redirected to GitHub's authorize page.
+   */
+  readonly formTargets?: ReadonlyArray<string>
 }
 
 /** An HTML response with the security headers every page carries. */
@@ -104,7 +109,7 @@ export const htmlResponse = (document: Html, o: PageResponseOptions = {}): HttpS
     status: o.status ?? 200,
     contentType: "text/html; charset=utf-8",
     headers: {
-      "content-security-policy": contentSecurityPolicy(o.nonce),
+      "content-security-policy": contentSecurityPolicy(o.nonce, o.formTargets),
       "x-content-type-options": "nosniff",
       "x-frame-options": "DENY",
       "referrer-policy": o.referrer ?? "same-origin",

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { copyJs, siteCss } from "./Assets.js"
 import { dashboardRoutes } from "./DashboardRoutes.js"
 import { internalErrorPage } from "./ErrorPage.js"
+import { hostConnectionRoutes } from "./HostConnectionPages.js"
 import { signInRoutes } from "./SignInPage.js"
 
 /** A page never answers with a trace: an unexpected failure is logged and shown as a plain 500 page. */
@@ -12,7 +13,8 @@ const safely = <E, R>(page: Effect.Effect<import("@effect/platform").HttpServerR
   )
 
 /**
- * The HTML routes beside the API: the stylesheet and script, sign-in and sign-out, and the dashboard with
+ * The HTML routes beside the API: the stylesheet and script, sign-in and sign-out, the code-host connection
+ * (browser-session only: start, GitHub's callback, confirm), and the dashboard with
  * its form actions (all POSTs under /dashboard/, each checked for the session cookie and the CSRF token).
  * The public pages `/r/<owner>` and `/r/<owner>/<repo>` are the API's own endpoints, negotiated on Accept.
  * Needs `PageSessions` (provided once by the app, beside the API that also uses it for `/auth/verify`).
@@ -21,12 +23,17 @@ export const PageRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const signIn = yield* signInRoutes
     const dash = yield* dashboardRoutes
+    const host = yield* hostConnectionRoutes
     yield* router.get("/assets/site.css", siteCss)
     yield* router.get("/assets/copy.js", copyJs)
     yield* router.get("/signin", safely(signIn.showSignIn))
     yield* router.post("/signin", safely(signIn.requestLink))
     yield* router.get("/signout", safely(signIn.showSignOut))
     yield* router.post("/signout", safely(signIn.signOut))
+    yield* router.post("/auth/host/start", safely(host.start))
+    yield* router.get("/auth/host/start", safely(host.startByGet))
+    yield* router.get("/auth/host/callback", safely(host.callback))
+    yield* router.post("/auth/host/confirm", safely(host.confirm))
     yield* router.get("/dashboard", safely(dash.show))
     yield* router.post("/dashboard/listings", safely(dash.createListing))
     yield* router.post("/dashboard/listings/price", safely(dash.reprice))

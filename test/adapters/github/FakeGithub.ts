@@ -32,6 +32,8 @@ export interface GhRepo {
   readonly readme?: { readonly path: string; readonly text: string }
   /** Tarball bytes served by codeload. */
   readonly tarball?: Uint8Array
+  /** Logins with admin rights on the repo besides its owner (e.g. an organisation's owners and repo admins). */
+  readonly admins?: ReadonlyArray<string>
 }
 
 export interface Call {
@@ -63,7 +65,9 @@ const b64lines = (text: string) => (Buffer.from(text, "utf8").toString("base64")
 export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
   const repos = new Map(initial.map((r) => [`${r.owner}/${r.name}`.toLowerCase(), r]))
   const calls: Array<Call> = []
-  const oauthCodes = new Map<string, string>()
+  /** code → the login it proves, and the PKCE challenge and redirect_uri of the authorization that issued it. */
+  const oauthCodes = new Map<string, { readonly login: string; readonly challenge?: string; readonly redirectUri?: string }>()
+  let pkceVerified = 0
   const oauthTokens = new Map<string, string>()
   let rateLimited: { readonly resetEpochSeconds: number } | null = null
 
@@ -155,7 +159,12 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
   const handlers = [
     http.get(`${API}/repos/:owner/:repo`, guarded(({ params, request }) => {
       const repo = visible(request, p(params, "owner"), p(params, "repo"))
-      return repo instanceof Response ? repo : withEtag(request, repoJson(repo))
+      if (repo instanceof Response) return repo
+      // As GitHub documents, an authenticated user's request also gets that user's permissions on the repo.
+      const login = oauthTokens.get(bearer(request) ?? "")
+      if (login === undefined) return withEtag(request, repoJson(repo))
+      const admin = [repo.owner, ...(repo.admins ?? [])].some((l) => l.toLowerCase() === login.toLowerCase())
+      return withEtag(request, { ...repoJson(repo), permissions: { admin, maintain: admin, push: admin, triage: admin, pull: true } })
     })),
     http.get(`${API}/repos/:owner/:repo/commits/:ref`, guarded(({ params, request }) => {
       const repo = visible(request, p(params, "owner"), p(params, "repo"))
@@ -226,14 +235,26 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
     })),
     http.post(`${WEB}/login/oauth/access_token`, guarded(async ({ request }) => {
       const form = new URLSearchParams(await request.text())
-      const login = oauthCodes.get(form.get("code") ?? "")
+      const issued = oauthCodes.get(form.get("code") ?? "")
       if (form.get("client_secret") !== "oauth-client-secret") {
         return HttpResponse.json({ error: "incorrect_client_credentials", error_description: "The client_id and/or client_secret passed are incorrect." })
       }
-      if (login === undefined) {
+      if (issued === undefined) {
         return HttpResponse.json({ error: "bad_verification_code", error_description: "The code passed is incorrect or expired." })
       }
       oauthCodes.delete(form.get("code")!)
+      if (issued.redirectUri !== undefined && form.get("redirect_uri") !== issued.redirectUri) {
+        return HttpResponse.json({ error: "redirect_uri_mismatch", error_description: "The redirect_uri MUST match the registered callback URL for this application." })
+      }
+      if (issued.challenge !== undefined) {
+        // PKCE (RFC 7636, S256): the verifier must hash to the challenge the authorization was made with.
+        const verifier = form.get("code_verifier") ?? ""
+        if (createHash("sha256").update(verifier).digest("base64url") !== issued.challenge) {
+          return HttpResponse.json({ error: "bad_verification_code", error_description: "The code_verifier does not match the code_challenge." })
+        }
+        pkceVerified++
+      }
+      const login = issued.login
       const token = `gho_${createHash("sha256").update(login + Math.random()).digest("hex").slice(0, 36)}`
       oauthTokens.set(token, login)
       return HttpResponse.json({ access_token: token, token_type: "bearer", scope: "" })
@@ -254,10 +275,35 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
     put: (repo: GhRepo) => void repos.set(`${repo.owner}/${repo.name}`.toLowerCase(), repo),
     setRateLimited: (state: { readonly resetEpochSeconds: number } | null) => void (rateLimited = state),
     /** A code GitHub's authorize page would hand back for this login. */
-    issueCode: (code: string, login: string) => void oauthCodes.set(code, login),
+    issueCode: (code: string, login: string) => void oauthCodes.set(code, { login }),
+    /**
+     * GitHub's authorize page (`GET <web>/login/oauth/authorize`), approved by `login`: checks the client id,
+     * the callback and the PKCE parameters as GitHub does, issues a code bound to that challenge and returns
+     * where GitHub redirects the browser (`redirect_uri?code=…&state=…`).
+     */
+    authorize: (authorizeUrl: string, login: string) => {
+      const url = new URL(authorizeUrl)
+      if (`${url.origin}${url.pathname}` !== `${WEB}/login/oauth/authorize`) throw new Error(`not GitHub's authorize page: ${url.origin}${url.pathname}`)
+      if (url.searchParams.get("client_id") !== "oauth-client-id") throw new Error("unknown client_id")
+      const redirectUri = url.searchParams.get("redirect_uri")
+      if (redirectUri === null) throw new Error("no redirect_uri")
+      const challenge = url.searchParams.get("code_challenge") ?? undefined
+      if (challenge !== undefined && url.searchParams.get("code_challenge_method") !== "S256") throw new Error("PKCE method is not S256")
+      const code = `code_${createHash("sha256").update(login + Math.random()).digest("hex").slice(0, 20)}`
+      oauthCodes.set(code, challenge === undefined ? { login, redirectUri } : { login, challenge, redirectUri })
+      const back = new URL(redirectUri)
+      back.searchParams.set("code", code)
+      back.searchParams.set("state", url.searchParams.get("state") ?? "")
+      return back
+    },
+    /** How many token exchanges passed a PKCE check. */
+    get pkceVerified() {
+      return pkceVerified
+    },
     reset: () => {
       calls.length = 0
       rateLimited = null
+      pkceVerified = 0
     }
   }
 }
