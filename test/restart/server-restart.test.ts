@@ -173,7 +173,8 @@ const secondLife = (server: ServerProcess, made: Made, github: FakeGithubServer,
     expectStatus(sales, 200)
     expect(sales.json).toEqual(made.sales)
 
-    // The same payments presented to the new process: the same goods again, never a second settle or sale.
+    // The same payments (with their payment-identifier ids) presented to the new process: the buyer's retries
+    // get the same goods again, never a second settle or sale.
     const twinAgain = yield* presentAgain(made.widget.test_checkout_url, made.twin.signature)
     expect(twinAgain.res.status).toBe(200)
     expect(unb64(twinAgain.res.headers.get("payment-response"))).toMatchObject({ success: true, transaction: made.twin.transaction })

@@ -4,6 +4,7 @@ import { Effect, Either, Stream } from "effect"
 import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../../../domain/Errors.js"
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
 import {
+  CHECKOUT_EXTENSIONS,
   decodePaymentHeader,
   encodeHeader,
   GOODS_MIME_TYPE,
@@ -12,13 +13,16 @@ import {
   paymentResponseHeader
 } from "../../../adapters/x402/Wire.js"
 import { Api } from "../Api.js"
+import { clientAddress } from "./ClientAddress.js"
 
 /** The 402: v2 requirements in `PAYMENT-REQUIRED`, the v1 object as the JSON body. */
-const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, string> = {}) => {
+const challenge = (quote: Quote, error?: string, extraHeaders: Record<string, string> = {}, detail?: string) => {
   const about = {
     resource: quote.resource,
     description: `${quote.listing.repo.slug}: the default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
-    error
+    error,
+    detail,
+    extensions: CHECKOUT_EXTENSIONS
   }
   return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), {
     status: 402,
@@ -76,18 +80,18 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           return yield* InvalidInput.forField(field, payment.left)
         }
         const version = payment.right.x402Version
-        return yield* purchases.pay(id, livemode, payment.right).pipe(
+        return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress).pipe(
           Effect.map((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
-            PaymentRejected: (e: PaymentRejected) => Effect.map(purchases.quote(id, livemode), (q) => challenge(q, e.reason)),
+            PaymentRejected: (e: PaymentRejected) => Effect.map(purchases.quote(id, livemode), (q) => challenge(q, e.reason, {}, e.detail)),
             SettlementFailed: (e: SettlementFailed) =>
               Effect.map(purchases.quote(id, livemode), (q) => {
                 const failed = paymentResponseHeader(
                   { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
                   version
                 )
-                return challenge(q, e.reason, { [failed.name.toLowerCase()]: failed.value })
+                return challenge(q, e.reason, { [failed.name.toLowerCase()]: failed.value }, e.detail)
               })
           })
         )
