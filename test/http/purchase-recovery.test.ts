@@ -181,17 +181,24 @@ layer(CountedApp(), REAL_TIME)("the same id with another payload", (it) => {
 })
 
 layer(CountedApp(), REAL_TIME)("a stranger with the public payment and a made-up id", (it) => {
-  it.effect("gets no goods: the id is not the buyer's", () =>
+  it.effect("gets no goods: the id is not the buyer's; and the buyer's id with another payer's payment is a new purchase", () =>
     Effect.gen(function*() {
       yield* resetCounts(counts)
       const seller = yield* sell("made-up@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
-      const { first, plain } = yield* purchase(seller.test, newPaymentId())
+      const id = newPaymentId()
+      const { first, plain } = yield* purchase(seller.test, id)
       yield* expectGoods(first)
       const answer = yield* expectNoGoods(yield* payWith(seller.test, withPaymentId(plain, newPaymentId())))
       expect(answer.status).toBe(402)
       expect(unb64(answer.headers.get("payment-required")).error).toBe("payment_already_used")
       expect(yield* salesOf(seller.accountId)).toHaveLength(1)
       expect(counts.settle).toBe(1)
+      // Ids are per payer: the buyer's id with another payer's payment is no retry, just a new purchase.
+      const other = yield* purchase(seller.test, id)
+      yield* expectGoods(other.first)
+      expect(receiptOf(other.first)).not.toBe(receiptOf(first))
+      expect(yield* salesOf(seller.accountId)).toHaveLength(2)
+      expect(counts.settle).toBe(2)
     }))
 })
 
