@@ -25,7 +25,6 @@ import { eip3009Key, evmChainId, parseEip3009Payment, verifyEip3009Signature } f
 import { CodeHostIdentityMemory } from "../adapters/memory/CodeHostIdentityMemory.js"
 import { CodeHostMemory, type FakeRepo } from "../adapters/memory/CodeHostMemory.js"
 import { MailerMemory, SentMail } from "../adapters/memory/MailerMemory.js"
-import { RateLimiterMemory } from "../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../adapters/packaging/PackagerTarGz.js"
 import { WalletProofSiwx } from "../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../adapters/sql/SqlLive.js"
@@ -34,6 +33,7 @@ import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.
 import { HttpLive, StorageMemory } from "../hosts/http/AppLayer.js"
 import { FrontDoorLive, NodeServerWithFrontDoor } from "../hosts/http/FrontDoor.js"
 import { PublicOrigin } from "../ports/PublicOrigin.js"
+import { RateLimiter } from "../ports/RateLimiter.js"
 import { pgliteTestDatabase } from "../test/support/pglite.js"
 import { postgresProblem, shownUrl, TEST_DATABASE_URL } from "../test/support/postgres.js"
 import type { Reply, Request } from "./load-client.js"
@@ -179,7 +179,9 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     ChainsLive,
     SecretBoxTest,
     MailerMemory,
-    RateLimiterMemory,
+    // One load client stands for many buyers here: the per-client limits (payment attempts at checkouts: 60 a
+    // minute) would measure the limiter, not the server. They are tested in test/http.
+    Layer.succeed(RateLimiter, { consume: () => Effect.void }),
     WebhookSenderHttp,
     Layer.succeed(PublicOrigin, { baseUrl: origin }),
     PaymentFacilitatorLive,

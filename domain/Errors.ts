@@ -63,6 +63,14 @@ export class PaymentRejected extends Schema.TaggedError<PaymentRejected>()("Paym
   detail: Schema.String
 }) {}
 
+/**
+ * A payment carries an x402 `payment-identifier` id that names another purchase of the same payer, but the
+ * payment is not that purchase's (other terms, another checkout, or not signed by the payer) (409).
+ */
+export class PaymentIdConflict extends Schema.TaggedError<PaymentIdConflict>()("PaymentIdConflict", {
+  detail: Schema.String
+}) {}
+
 /** Settlement failed: the sale is recorded as failed and no byte was sent (402). */
 export class SettlementFailed extends Schema.TaggedError<SettlementFailed>()("SettlementFailed", {
   reason: Schema.String,

@@ -34,8 +34,9 @@ export class Sale extends Schema.Class<Sale>("Sale")({
   createdAt: Schema.DateFromSelf,
   settledAt: Schema.NullOr(Schema.DateFromSelf),
   /**
-   * SHA-256 (hex) of the x402 `payment-identifier` id the buyer sent with this payment, if any. The id never
-   * goes on chain, so together with a signature by the payer it tells the buyer from a chain observer.
+   * Keyed digest (the SecretBox MAC, hex) of the x402 `payment-identifier` id the buyer sent with this payment,
+   * bound to network and payer, if any: a leaked ledger does not reveal ids. The id never goes on chain, so
+   * together with a signature by the payer it tells the buyer from a chain observer.
    */
   paymentIdDigest: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /**

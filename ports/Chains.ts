@@ -1,4 +1,5 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
+import type { AtomicAmount } from "../domain/Money.js"
 import type { Address, Chain, ChainFacts } from "../domain/Wallet.js"
 
 export class InvalidAddress extends Data.TaggedError("InvalidAddress")<{
@@ -21,7 +22,36 @@ export class Chains extends Context.Tag("ports/Chains")<Chains, {
     chain: Chain,
     payload: unknown
   ) => Effect.Effect<PaymentIdentity, InvalidPayment>
+  /**
+   * Checks a payment with nothing but its own bytes, before any facilitator is asked: it must be signed by its
+   * payer (EVM: the EIP-3009 signature recovers to `from` under the token's EIP-712 domain; Solana: the
+   * transfer authority's ed25519 signature over the message) and be for exactly `terms`. With `at`, the
+   * payment must also be valid then (EVM: `validAfter`/`validBefore`). A refusal carries the x402 reason.
+   */
+  readonly checkPayment: (
+    chain: Chain,
+    payload: unknown,
+    terms: PaymentTerms,
+    at: Option.Option<Date>
+  ) => Effect.Effect<void, PaymentRefused>
 }>() {}
+
+/** What a payment must be for: the terms of a requirement, or of a recorded sale. */
+export interface PaymentTerms {
+  /** CAIP-2. */
+  readonly network: string
+  readonly asset: string
+  readonly amount: AtomicAmount
+  readonly payTo: string
+  /** Scheme extras: the EIP-712 domain's `name` and `version` on Base; the `feePayer` on Solana. */
+  readonly extra: Readonly<Record<string, string>>
+}
+
+/** A payment refused by the local check; `reason` is the x402 reason a facilitator would give. */
+export class PaymentRefused extends Data.TaggedError("PaymentRefused")<{
+  readonly reason: string
+  readonly payer: string | null
+}> {}
 
 export interface PaymentIdentity {
   readonly key: string

@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, type Option } from "effect"
+import { Context, Data, type Effect, type Option, type Redacted } from "effect"
 import type { AtomicAmount } from "../domain/Money.js"
 import type { Sale } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
@@ -41,7 +41,13 @@ export interface SubmittedPayment {
   }>
   /** The scheme payload: `{ signature, authorization }` on EVM, `{ transaction }` on Solana. */
   readonly payload: unknown
-  /** The whole decoded header object, forwarded as-is to an HTTP facilitator. */
+  /**
+   * The x402 `payment-identifier` id the buyer sent with a v2 payment (`extensions["payment-identifier"].info.id`),
+   * already checked for its format. A secret of the buyer (it never goes on chain): kept redacted, never logged,
+   * stored only as a keyed digest.
+   */
+  readonly paymentId?: Redacted.Redacted<string> | undefined
+  /** The decoded header object, forwarded to an HTTP facilitator (without the buyer's payment-identifier id). */
   readonly raw: unknown
 }
 

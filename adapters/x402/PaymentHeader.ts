@@ -1,4 +1,5 @@
-import { Either, Option, ParseResult, Schema } from "effect"
+import { isValidPaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier"
+import { Either, Option, ParseResult, Redacted, Schema } from "effect"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { caip2FromV1 } from "./Networks.js"
 
@@ -82,8 +83,42 @@ export const decodeBase64Json = (name: string, header: string): Either.Either<Re
     : Either.left(`${name} is not a JSON object`)
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The buyer's x402 `payment-identifier` id, if the payment carries one (`extensions["payment-identifier"].info.id`).
+ * A declaration echoed without an id (as the official client sends it) is no id. The format is checked with
+ * @x402/extensions' own rule; its `validatePaymentIdentifier` is not used because it compiles the JSON Schema
+ * the payment carries, which a stranger writes. A malformed id is never echoed back.
+ */
+const paymentIdOf = (raw: Record<string, unknown>): Either.Either<Option.Option<Redacted.Redacted<string>>, string> => {
+  const extensions = raw["extensions"]
+  if (extensions === undefined || extensions === null) return Either.right(Option.none())
+  if (!isRecord(extensions)) return Either.left("extensions must be an object")
+  const extension = extensions[PAYMENT_IDENTIFIER]
+  if (extension === undefined) return Either.right(Option.none())
+  if (!isRecord(extension) || !isRecord(extension["info"])) {
+    return Either.left(`extensions.${PAYMENT_IDENTIFIER} must be an object with an info object`)
+  }
+  const id = extension["info"]["id"]
+  if (id === undefined) return Either.right(Option.none())
+  return typeof id === "string" && isValidPaymentId(id)
+    ? Either.right(Option.some(Redacted.make(id)))
+    : Either.left(`extensions.${PAYMENT_IDENTIFIER}.info.id must be 16 to 128 characters of A-Z, a-z, 0-9, "_" and "-"`)
+}
+
+/** The header object without the payment-identifier extension: the buyer's id is not the facilitator's business. */
+const withoutPaymentId = (raw: Record<string, unknown>): Record<string, unknown> => {
+  const extensions = raw["extensions"]
+  if (!isRecord(extensions) || !(PAYMENT_IDENTIFIER in extensions)) return raw
+  const { [PAYMENT_IDENTIFIER]: _, ...others } = extensions
+  const { extensions: __, ...rest } = raw
+  return Object.keys(others).length === 0 ? rest : { ...rest, extensions: others }
+}
+
 const fromV2 = (raw: Record<string, unknown>): Either.Either<SubmittedPayment, string> =>
-  Either.map(decodeWith(PayloadV2, raw), (p) => ({
+  Either.flatMap(decodeWith(PayloadV2, raw), (p) => Either.map(paymentIdOf(raw), (paymentId) => ({
     x402Version: 2 as const,
     scheme: p.accepted.scheme,
     network: p.accepted.network,
@@ -95,8 +130,9 @@ const fromV2 = (raw: Record<string, unknown>): Either.Either<SubmittedPayment, s
       payTo: p.accepted.payTo
     }),
     payload: p.payload,
-    raw
-  }))
+    paymentId: Option.getOrUndefined(paymentId),
+    raw: withoutPaymentId(raw)
+  })))
 
 const fromV1 = (raw: Record<string, unknown>): Either.Either<SubmittedPayment, string> =>
   Either.map(decodeWith(PayloadV1, raw), (p) => ({

@@ -1,7 +1,8 @@
 import { Effect, Either, Option } from "effect"
-import { getAddress, type Hex, isAddress, keccak256 } from "viem"
+import { keccak256 } from "viem"
 import type { PaymentRequirement, Settlement, SubmittedPayment, Verification } from "../../ports/PaymentFacilitator.js"
-import { eip3009Key, type Eip3009Payment, evmChainId, parseEip3009Payment, verifyEip3009Signature } from "../evm/EvmPayment.js"
+import { domainOf, eip3009TermsProblem, EvmReason, signatureValid } from "../evm/Eip3009Check.js"
+import { eip3009Key, type Eip3009Payment, parseEip3009Payment } from "../evm/EvmPayment.js"
 import type { SimulatedLedger } from "./SimulatedLedger.js"
 
 /*
@@ -10,24 +11,7 @@ import type { SimulatedLedger } from "./SimulatedLedger.js"
  * Reason strings are @x402/evm 2.27's own (`invalid_exact_evm_*`), so a buyer reads the same words on both twins.
  */
 
-export const EvmReason = {
-  payload: "invalid_payload",
-  scheme: "invalid_exact_evm_scheme",
-  networkMismatch: "invalid_exact_evm_network_mismatch",
-  /** Not an @x402/evm reason: the simulated ledger only holds the test network's USDC. */
-  unsupportedAsset: "unsupported_asset",
-  missingDomain: "invalid_exact_evm_missing_eip712_domain",
-  recipientMismatch: "invalid_exact_evm_recipient_mismatch",
-  valueMismatch: "invalid_exact_evm_payload_authorization_value_mismatch",
-  validBefore: "invalid_exact_evm_payload_authorization_valid_before",
-  validAfter: "invalid_exact_evm_payload_authorization_valid_after",
-  signature: "invalid_exact_evm_signature",
-  nonceUsed: "invalid_exact_evm_nonce_already_used",
-  insufficientBalance: "invalid_exact_evm_insufficient_balance"
-} as const
-
-/** @x402/evm refuses an authorization that expires within this many seconds: settlement needs the time. */
-const VALID_BEFORE_MARGIN_SECONDS = 6n
+export { EvmReason }
 
 const invalid = (reason: string, payer: string | null): Verification => ({ valid: false, invalidReason: reason, payer })
 
@@ -41,7 +25,6 @@ const requirementProblem = (
   usdc: string,
   nowSeconds: bigint
 ): string | undefined => {
-  const { authorization } = payment
   const accepted = Option.getOrUndefined(submitted.accepted)
   if (submitted.scheme !== "exact" || requirement.scheme !== "exact" || (accepted && accepted.scheme !== "exact")) {
     return EvmReason.scheme
@@ -51,39 +34,7 @@ const requirementProblem = (
   }
   if (requirement.asset.toLowerCase() !== usdc.toLowerCase()) return EvmReason.unsupportedAsset
   if (!requirement.extra["name"] || !requirement.extra["version"]) return EvmReason.missingDomain
-  if (!isAddress(requirement.payTo, { strict: false }) || getAddress(requirement.payTo.toLowerCase()) !== authorization.to) {
-    return EvmReason.recipientMismatch
-  }
-  if (authorization.value !== requirement.amount) return EvmReason.valueMismatch
-  if (authorization.validBefore < nowSeconds + VALID_BEFORE_MARGIN_SECONDS) return EvmReason.validBefore
-  if (authorization.validAfter > nowSeconds) return EvmReason.validAfter
-  return undefined
-}
-
-type Eip712Domain = Parameters<typeof verifyEip3009Signature>[1]
-
-/*
- * Checking an EIP-712 signature costs ~0.4 ms of CPU (the EIP-712 hash, then libsecp256k1 recovery) and a
- * purchase asks twice: verify, then settle verifies again. Whether a signature is valid is a pure function of
- * (domain, authorization, signature), so a verdict already reached in this process is reused; nonce, balance
- * and time checks still run every time. Bounded: the oldest verdicts are dropped first.
- */
-const SIGNATURE_MEMO_SIZE = 4096
-const signatureMemo = new Map<string, boolean>()
-
-const signatureValid = (payment: Eip3009Payment, domain: Eip712Domain): Promise<boolean> => {
-  const a = payment.authorization
-  const key = JSON.stringify([
-    domain.chainId, domain.verifyingContract, domain.name, domain.version,
-    a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, payment.signature
-  ].map(String))
-  const known = signatureMemo.get(key)
-  if (known !== undefined) return Promise.resolve(known)
-  return verifyEip3009Signature(payment, domain).then((valid) => {
-    if (signatureMemo.size >= SIGNATURE_MEMO_SIZE) signatureMemo.delete(signatureMemo.keys().next().value!)
-    signatureMemo.set(key, valid)
-    return valid
-  })
+  return eip3009TermsProblem(payment, requirement, nowSeconds)
 }
 
 const verifyParsed = (
@@ -98,14 +49,9 @@ const verifyParsed = (
     const payer = payment.authorization.from
     const problem = requirementProblem(payment, submitted, requirement, usdc, nowSeconds)
     if (problem !== undefined) return invalid(problem, payer)
-    const signed = yield* Effect.promise(() =>
-      signatureValid(payment, {
-        name: requirement.extra["name"]!,
-        version: requirement.extra["version"]!,
-        chainId: evmChainId(requirement.network)!,
-        verifyingContract: getAddress(requirement.asset.toLowerCase()) as Hex
-      })
-    )
+    const domain = domainOf(requirement)
+    if (domain === undefined) return invalid(EvmReason.missingDomain, payer)
+    const signed = yield* Effect.promise(() => signatureValid(payment, domain))
     if (!signed) return invalid(EvmReason.signature, payer)
     if (ledger.isUsed(requirement.network, ledgerKey(payment))) return invalid(EvmReason.nonceUsed, payer)
     if (ledger.balanceOf(requirement.network, payer) < payment.authorization.value) {

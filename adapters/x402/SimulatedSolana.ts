@@ -1,4 +1,4 @@
-import { type Address, getPublicKeyFromAddress, isAddress, type SignatureBytes, verifySignature } from "@solana/kit"
+import { isAddress } from "@solana/kit"
 import { Effect, Either, Option } from "effect"
 import type { PaymentRequirement, Settlement, SubmittedPayment, Verification } from "../../ports/PaymentFacilitator.js"
 import {
@@ -13,6 +13,7 @@ import {
   parseTransferChecked,
   type TransferChecked
 } from "../solana/SolanaPayment.js"
+import { SvmReason, verifyEd25519 } from "../solana/SolanaCheck.js"
 import type { SimulatedLedger } from "./SimulatedLedger.js"
 
 /*
@@ -22,38 +23,7 @@ import type { SimulatedLedger } from "./SimulatedLedger.js"
  * @x402/svm 2.27's own.
  */
 
-export const SvmReason = {
-  scheme: "invalid_exact_svm_unsupported_scheme",
-  networkMismatch: "invalid_exact_svm_network_mismatch",
-  /** Not an @x402/svm reason: the simulated ledger only holds the test network's USDC. */
-  unsupportedAsset: "unsupported_asset",
-  missingFeePayer: "invalid_exact_svm_payload_missing_fee_payer",
-  feePayerNotManaged: "invalid_exact_svm_fee_payer_not_managed_by_facilitator",
-  undecodable: "invalid_exact_svm_payload_transaction_could_not_be_decoded",
-  feePayerMismatch: "invalid_exact_svm_fee_payer_mismatch",
-  excessiveSigners: "invalid_exact_svm_payload_excessive_signers",
-  signature: "invalid_exact_svm_payload_signature_invalid",
-  instructionsLength: "invalid_exact_svm_payload_transaction_instructions_length",
-  computeLimit: "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction",
-  computePrice: "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction",
-  computePriceTooHigh: "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high",
-  noTransfer: "invalid_exact_svm_payload_no_transfer_instruction",
-  unknownFourth: "invalid_exact_svm_payload_unknown_fourth_instruction",
-  unknownFifth: "invalid_exact_svm_payload_unknown_fifth_instruction",
-  unknownSixth: "invalid_exact_svm_payload_unknown_sixth_instruction",
-  memoCount: "invalid_exact_svm_payload_memo_count",
-  memoMismatch: "invalid_exact_svm_payload_memo_mismatch",
-  feePayerTransferring: "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds",
-  /** x402 v1's name: the fee payer must not be touched by any instruction, or the buyer could spend its SOL. */
-  feePayerInInstruction: "invalid_exact_svm_payload_transaction_fee_payer_included_in_instruction_accounts",
-  mintMismatch: "invalid_exact_svm_payload_mint_mismatch",
-  recipientMismatch: "invalid_exact_svm_payload_recipient_mismatch",
-  amountMismatch: "invalid_exact_svm_payload_amount_mismatch",
-  /** What a real simulation reports for wrong decimals or a source that is not the authority's token account. */
-  simulationFailed: "invalid_exact_svm_transaction_simulation_failed",
-  duplicate: "duplicate_settlement",
-  insufficientFunds: "insufficient_funds"
-} as const
+export { SvmReason }
 
 /** @x402/svm's ceiling on the priority fee a buyer may make the facilitator pay. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n
@@ -68,15 +38,6 @@ export interface SimulatedFeePayer {
 type Checked = Either.Either<{ readonly transfer: TransferChecked; readonly decoded: DecodedSolanaPayment }, Verification>
 
 const invalid = (reason: string, payer: string | null = null): Verification => ({ valid: false, invalidReason: reason, payer })
-
-const verifyEd25519 = async (address: string, signature: Uint8Array, message: Uint8Array): Promise<boolean> => {
-  try {
-    const key = await getPublicKeyFromAddress(address as Address)
-    return await verifySignature(key, signature as SignatureBytes, message)
-  } catch {
-    return false
-  }
-}
 
 /** At most 3 + 3 instructions: the spec's slots 4 and 5 take Lighthouse or Memo, slot 6 a Memo. */
 const MAX_INSTRUCTIONS = 6

@@ -1,3 +1,4 @@
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier"
 import { Option } from "effect"
 import type { PaymentRequirement, Settlement } from "../../ports/PaymentFacilitator.js"
 import { v1FromCaip2 } from "./Networks.js"
@@ -12,6 +13,19 @@ export interface PaymentRequiredOptions {
   readonly resource: string
   readonly description: string
   readonly error?: string | undefined
+  /** A sentence for people (and agents) on why the payment was refused and what to do; in the v1 body. */
+  readonly detail?: string | undefined
+  /** x402 v2 extensions the 402 declares (see `CHECKOUT_EXTENSIONS`). */
+  readonly extensions?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * What every checkout's 402 declares: x402 `payment-identifier`, optional. A buyer who sends an id with its
+ * payment recovers that purchase with it (the same id again, with a payment signed by the same payer for the
+ * same terms). Static, so a remembered 402 (the front door) is always right.
+ */
+export const CHECKOUT_EXTENSIONS: Readonly<Record<string, unknown>> = {
+  [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false)
 }
 
 /** One x402 v2 `PaymentRequirements` entry, as it goes on the wire. */
@@ -30,6 +44,7 @@ export interface PaymentRequiredV2 {
   readonly error: string
   readonly resource: { readonly url: string; readonly description: string; readonly mimeType: string }
   readonly accepts: ReadonlyArray<RequirementV2>
+  readonly extensions?: Readonly<Record<string, unknown>>
 }
 
 /** One x402 v1 `PaymentRequirements` entry (no `outputSchema`: x402 v1 clients reject a null one). */
@@ -49,6 +64,7 @@ export interface RequirementV1 {
 export interface PaymentRequiredV1 {
   readonly x402Version: 1
   readonly error: string
+  readonly detail?: string
   readonly accepts: ReadonlyArray<RequirementV1>
 }
 
@@ -87,7 +103,8 @@ export const paymentRequiredV2 = (
   x402Version: 2,
   error: options.error ?? "PAYMENT-SIGNATURE header is required",
   resource: { url: options.resource, description: options.description, mimeType: GOODS_MIME_TYPE },
-  accepts: requirements.map(requirementV2)
+  accepts: requirements.map(requirementV2),
+  ...(options.extensions === undefined ? {} : { extensions: options.extensions })
 })
 
 /** The JSON body of a 402, which is what x402 v1 clients (x402-fetch) read. */
@@ -97,6 +114,7 @@ export const paymentRequiredV1Body = (
 ): PaymentRequiredV1 => ({
   x402Version: 1,
   error: options.error ?? "X-PAYMENT header is required",
+  ...(options.detail === undefined ? {} : { detail: options.detail }),
   accepts: requirements.map((r) => requirementV1(r, options))
 })
 

@@ -40,6 +40,15 @@ export const requirementsOf = (
 
 const sameAddress = (chain: Chain, a: string, b: string) => (chain === "base" ? a.toLowerCase() === b.toLowerCase() : a === b)
 
+/** Whether what a v2 payment says it accepted names exactly these terms (network, asset, amount, payTo). */
+export const matchesTerms = (
+  chain: Chain,
+  accepted: { readonly scheme: string; readonly network: string; readonly asset: string; readonly amount: string; readonly payTo: string },
+  terms: { readonly network: string; readonly asset: string; readonly amount: bigint; readonly payTo: string }
+): boolean =>
+  accepted.scheme === "exact" && accepted.network === terms.network && sameAddress(chain, accepted.asset, terms.asset) &&
+  accepted.amount === terms.amount.toString() && sameAddress(chain, accepted.payTo, terms.payTo)
+
 /**
  * The one current requirement a payment was made for, if any. A v2 payment names what it accepted and must
  * match network, asset, amount and payTo exactly; a v1 payment names only scheme and network, and the
@@ -54,8 +63,6 @@ export const matchRequirement = (
     if (payment.scheme !== r.scheme || payment.network !== r.network) return false
     return Option.match(payment.accepted, {
       onNone: () => payment.x402Version === 1,
-      onSome: (a) =>
-        a.scheme === r.scheme && a.network === r.network && sameAddress(r.chain, a.asset, r.asset) &&
-        a.amount === r.amount.toString() && sameAddress(r.chain, a.payTo, r.payTo)
+      onSome: (a) => a.scheme === r.scheme && matchesTerms(r.chain, a, r)
     })
   }))

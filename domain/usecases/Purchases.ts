@@ -1,10 +1,12 @@
-import { Effect, Option, Schedule, type Stream } from "effect"
+import { Effect, Option, Redacted, Schedule, type Stream } from "effect"
 import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
 import {
   CheckoutGone,
   NotFound,
   NotSelling,
+  PaymentIdConflict,
   PaymentRejected,
+  RateLimited,
   PaymentsUnavailable,
   ReceiptExpired,
   SettlementFailed,
@@ -13,14 +15,16 @@ import {
 import { type CheckoutId, type EventId, IdPrefix, RepoRef, type SaleId } from "../Ids.js"
 import type { Listing } from "../Listing.js"
 import { Sale } from "../Sale.js"
+import { Chain } from "../Wallet.js"
 import { WebhookEvent } from "../WebhookEvent.js"
 import { parseReceipt, receiptExpired, receiptToken } from "../rules/Receipt.js"
-import { matchRequirement, requirementsOf } from "../rules/Requirements.js"
+import { matchesTerms, matchRequirement, requirementsOf } from "../rules/Requirements.js"
 import { saleSettledBody } from "../rules/SaleEvent.js"
 import { isSelling } from "../rules/Selling.js"
 import { newId, now } from "../rules/Tokens.js"
 import { AccountStore } from "../../ports/AccountStore.js"
-import { Chains } from "../../ports/Chains.js"
+import { Chains, type PaymentRefused } from "../../ports/Chains.js"
+import { RateLimiter } from "../../ports/RateLimiter.js"
 import { CodeHost, type CodeHostError } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { Packager } from "../../ports/Packager.js"
@@ -62,12 +66,11 @@ export interface Goods {
   readonly receipt: string
 }
 
-/**
- * How long the same payment, presented again, still gets its goods. A settled payment's data becomes public
- * on chain, so replays cannot be an open-ended key to the goods: after this window the buyer uses the
- * receipt link, which only the buyer was given.
- */
-export const REPLAY_WINDOW_MS = 10 * 60 * 1000
+/** Payment attempts (requests carrying a payment) per client address per minute, live and test checkouts together. */
+export const PAYMENT_ATTEMPTS_PER_MINUTE = 60
+
+/** What a payment already on the ledger is answered with, when it does not come with its buyer's id. */
+const ALREADY_USED = "This payment was already used. Every part of a settled payment is public on chain, so presenting it again never unlocks the goods by itself. Recover the purchase with the receipt link (Link rel=\"receipt\") of the first answer, by presenting the payment again with the x402 payment-identifier id it was sent with, or with x402 Sign-In-With-X using the paying wallet."
 
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
@@ -84,6 +87,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
     const box = yield* SecretBox
     const listings = yield* Listings
     const settlements = yield* Settlements
+    const limiter = yield* RateLimiter
     const { baseUrl } = yield* PublicOrigin
 
     const pageOf = (repo: { owner: string; name: string }) => `${baseUrl}${repoPagePath(repo)}`
@@ -169,35 +173,95 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       errorReason: null
     })
 
-    /** A payment already on the ledger: its goods again, its failure again, or (while it settles) a short wait. */
-    const replay = Effect.fnUntraced(function*(existing: Sale) {
-      let sale = existing
-      if (sale.status === "pending") {
-        const pending = sale
-        sale = yield* Effect.flatten(ledger.findById(pending.id)).pipe(
-          Effect.orDie,
-          Effect.filterOrFail((s) => s.status !== "pending", () => "still_pending" as const),
-          Effect.retry(SETTLING_WAIT),
-          Effect.orElseSucceed(() => pending)
-        )
-        if (sale.status === "pending") sale = yield* settlements.resolve(sale)
-        if (sale.status === "pending") return yield* settlementUnknown
-      }
-      if (sale.status === "settled" && sale.settledAt !== null && (yield* now).getTime() - sale.settledAt.getTime() > REPLAY_WINDOW_MS) {
-        return yield* new PaymentRejected({ reason: "payment_already_used", detail: "This payment was already used; download it again with the receipt link (Link rel=\"receipt\") of the first response." })
-      }
-      if (sale.status === "failed") {
-        return yield* new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })
-      }
-      return yield* goodsOf(sale, settlementOf(sale))
+    /**
+     * A pending sale, given a moment: a settle in flight usually lands within it; then the chain (or the
+     * facilitator) is asked. Answers the sale as it then stands, possibly still pending.
+     */
+    const settling = Effect.fnUntraced(function*(pending: Sale) {
+      const sale = yield* Effect.flatten(ledger.findById(pending.id)).pipe(
+        Effect.orDie,
+        Effect.filterOrFail((s) => s.status !== "pending", () => "still_pending" as const),
+        Effect.retry(SETTLING_WAIT),
+        Effect.orElseSucceed(() => pending)
+      )
+      return sale.status === "pending" ? yield* settlements.resolve(sale) : sale
+    })
+
+    const failedEarlier = (sale: Sale) =>
+      new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })
+
+    /**
+     * A payment already on the ledger, presented without its buyer's payment-identifier id: it never settles
+     * twice and never unlocks the goods (its every byte is public once settled). Settled → 402
+     * `payment_already_used` naming the ways to recover; failed → its failure again; pending → 503 until known.
+     */
+    const alreadyPresented = Effect.fnUntraced(function*(existing: Sale) {
+      const sale = existing.status === "pending" ? yield* settling(existing) : existing
+      if (sale.status === "pending") return yield* settlementUnknown
+      if (sale.status === "failed") return yield* failedEarlier(sale)
+      return yield* new PaymentRejected({ reason: "payment_already_used", detail: ALREADY_USED })
+    })
+
+    /** A purchase retried with its buyer's id (already checked to be that purchase): its goods, once settled. */
+    const recovered = Effect.fnUntraced(function*(existing: Sale, held?: Listing) {
+      const sale = existing.status === "pending" ? yield* settling(existing) : existing
+      if (sale.status === "pending") return yield* settlementUnknown
+      if (sale.status === "failed") return yield* failedEarlier(sale)
+      return yield* goodsOf(sale, settlementOf(sale), held)
+    })
+
+    /** The keyed digest a payment-identifier id is stored as: a leaked ledger does not reveal ids. */
+    const paymentIdDigest = (network: string, payer: string, id: Redacted.Redacted<string>) =>
+      box.mac(`payment-id:${network}:${payer}:${Redacted.value(id)}`)
+
+    const idConflict = new PaymentIdConflict({
+      detail: "This payment-identifier id names another purchase of this payer, and this payment is not that purchase's (other terms, another checkout, or not validly signed by the payer). To retry that purchase send the same payment (or a new one signed by the same payer for the same terms at the same checkout) with the id; for a new purchase use a new id."
     })
 
     /**
-     * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver →
-     * record the sale as pending (durable before any byte leaves) → settle → mark settled → goods. A payment
-     * already on the ledger never settles twice: it gets its first outcome again.
+     * The buyer's retry of the purchase it made with this payment-identifier id: the payment must be signed by
+     * the sale's payer, for the sale's terms, at the sale's checkout. The signature is checked here, with
+     * no facilitator; its time window is not (a retry may come after the authorization lapsed).
      */
-    const pay = Effect.fn("Purchases.pay")(function*(id: string, livemode: boolean, payment: SubmittedPayment) {
+    const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment) {
+      if (sale.checkoutId !== id || sale.livemode !== livemode || payment.network !== sale.network) return yield* idConflict
+      const claimed = Option.getOrNull(payment.accepted)
+      if (claimed !== null && !matchesTerms(sale.chain, claimed, sale)) return yield* idConflict
+      const terms = { network: sale.network, asset: sale.asset, amount: sale.amount, payTo: sale.payTo, extra: chains.facts(sale.chain, sale.livemode).extra }
+      yield* chains.checkPayment(sale.chain, payment.payload, terms, Option.none()).pipe(Effect.mapError(() => idConflict))
+      return yield* recovered(sale)
+    })
+
+    /** The chain a payment's network belongs to, in this mode. */
+    const chainOf = (network: string, livemode: boolean): Chain | undefined =>
+      Chain.literals.find((c) => chains.facts(c, livemode).network === network)
+
+    /**
+     * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver →
+     * record the sale as pending (durable before any byte leaves) → settle → mark settled → goods. Before
+     * that: the client's attempts are limited, a retry with the buyer's payment-identifier id is recognised
+     * (even at a checkout no longer current), and the payment is checked locally (signature, terms, window)
+     * so junk never costs a facilitator call. A payment already on the ledger never settles twice and never
+     * unlocks goods by itself.
+     */
+    const pay = Effect.fn("Purchases.pay")(function*(id: string, livemode: boolean, payment: SubmittedPayment, client: string) {
+      yield* limiter.consume(`checkout:pay:${client}`, PAYMENT_ATTEMPTS_PER_MINUTE, 60_000).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many payment attempts from this address; wait and try again." }))
+      )
+
+      // The buyer's id, scoped to the payer the payment names: a retry of that payer's purchase is answered
+      // from the ledger before the checkout must be current and before any facilitator is asked.
+      let digest: string | null = null
+      const idChain = chainOf(payment.network, livemode)
+      if (payment.paymentId !== undefined && idChain !== undefined) {
+        const named = yield* Effect.option(chains.paymentIdentity(idChain, payment.payload))
+        if (Option.isSome(named)) {
+          digest = paymentIdDigest(payment.network, named.value.payer, payment.paymentId)
+          const prior = yield* ledger.findByPaymentId(payment.network, named.value.payer, digest)
+          if (Option.isSome(prior)) return yield* retry(prior.value, id, livemode, payment)
+        }
+      }
+
       const q = yield* quote(id, livemode)
       const facilitator = yield* facilitatorFor(livemode)
       const onNetwork = q.requirements.find((r) => r.network === payment.network)
@@ -207,14 +271,19 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       const identity = yield* chains.paymentIdentity(onNetwork.chain, payment.payload).pipe(
         Effect.mapError((e) => new PaymentRejected({ reason: "invalid_payload", detail: e.message }))
       )
-      const paymentKey = `${payment.network}:${identity.key}`
-      const known = yield* ledger.findByPaymentKey(paymentKey)
-      if (Option.isSome(known)) return yield* replay(known.value)
-
       const requirement = yield* Option.match(matchRequirement(payment, q.requirements), {
         onNone: () => Effect.fail(new PaymentRejected({ reason: "requirements_mismatch", detail: "The payment was made for other terms (price, address, asset or network); pay one of the current requirements." })),
         onSome: Effect.succeed
       })
+      // Signed by its payer and for these terms, checked here: junk never reaches the facilitator, and a
+      // stranger holding a settled payment's public parts cannot get past this with a signature of its own.
+      const refused = (e: PaymentRefused) => new PaymentRejected({ reason: e.reason, detail: "The payment is not validly signed by its payer for this checkout's terms." })
+      yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.none()).pipe(Effect.mapError(refused))
+      const paymentKey = `${payment.network}:${identity.key}`
+      const known = yield* ledger.findByPaymentKey(paymentKey)
+      if (Option.isSome(known)) return yield* alreadyPresented(known.value)
+      yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.some(yield* now)).pipe(Effect.mapError(refused))
+
       const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))
       if (!verification.valid) {
         return yield* new PaymentRejected({ reason: verification.invalidReason ?? "invalid_payment", detail: "The payment did not verify." })
@@ -225,10 +294,14 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       const info = yield* host.repo(q.listing.repo, token).pipe(Effect.mapError(cannotDeliver))
       const at = yield* now
       const saleId = yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box))
+      // The payer the signature was checked against: the same string the buyer's id is scoped to.
+      const payer = identity.payer
+      if (payment.paymentId !== undefined && digest === null) digest = paymentIdDigest(payment.network, payer, payment.paymentId)
+      const sameId = (sale: Sale) => digest !== null && sale.paymentIdDigest === digest && sale.payer === payer
       // From the pending record to the recorded outcome nothing may stop half-way: a buyer who disconnects
       // interrupts the request, which would leave a payment charged but its sale pending for ever.
       const outcome = yield* Effect.uninterruptible(Effect.gen(function*() {
-        const { sale: pending, created } = yield* ledger.recordPending(new Sale({
+        const record = ledger.recordPending(new Sale({
           id: saleId,
           paymentKey,
           listingId: q.listing.id,
@@ -241,7 +314,7 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           asset: requirement.asset,
           amount: requirement.amount,
           payTo: requirement.payTo,
-          payer: verification.payer ?? identity.payer,
+          payer,
           commitSha: info.headSha,
           transaction: null,
           status: "pending",
@@ -250,9 +323,20 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
           settledAt: null,
           // A Solana transaction names no expiry: its blockhash ages out within minutes, well inside the
           // requirement's own time limit, so that limit bounds it.
-          settleBy: identity.settleBy ?? new Date(at.getTime() + requirement.maxTimeoutSeconds * 1000)
+          settleBy: identity.settleBy ?? new Date(at.getTime() + requirement.maxTimeoutSeconds * 1000),
+          paymentIdDigest: digest
         }))
-        // Another copy of this payment got there first: it alone settles.
+        // Two payments of one payer with one id at once: the store keeps one sale per id (the loser's write
+        // is refused, a defect), and the loser is a retry of the winner's purchase.
+        const recorded = digest === null ? record : record.pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.flatMap(ledger.findByPaymentId(requirement.network, payer, digest!), Option.match({
+              onNone: () => Effect.die(defect),
+              onSome: (sale) => Effect.succeed({ sale, created: false })
+            })))
+        )
+        const { sale: pending, created } = yield* recorded
+        // Another copy of this payment (or another payment with this id) got there first: it alone settles.
         if (!created) return { replay: pending } as const
 
         const fail = (reason: string) => settlements.markFailed(pending, reason)
@@ -269,7 +353,12 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         }
         return { settled: yield* settlements.markSettled(pending, settlement), settlement } as const
       }))
-      if ("replay" in outcome) return yield* replay(outcome.replay)
+      if ("replay" in outcome) {
+        if (!sameId(outcome.replay)) return yield* alreadyPresented(outcome.replay)
+        // The same id: this request is the buyer's own retry, and the payment was checked for the terms.
+        if (outcome.replay.checkoutId !== q.checkout.id) return yield* idConflict
+        return yield* recovered(outcome.replay, q.listing)
+      }
       // The listing this purchase was quoted from is the sale's own (the sale was recorded from it).
       return yield* goodsOf(outcome.settled, outcome.settlement, q.listing)
     })

@@ -153,6 +153,12 @@ export const NotSelling = asProblem(E.NotSelling, {
   extra: (e) => ({ page: e.page }),
   fromProblem: (p) => new E.NotSelling({ detail: p.detail, page: p.page ?? "" })
 })
+export const PaymentIdConflict = asProblem(E.PaymentIdConflict, {
+  status: 409,
+  code: () => "payment_id_conflict",
+  title: "This payment-identifier id belongs to another payment",
+  fromProblem: (p) => new E.PaymentIdConflict({ detail: p.detail })
+})
 export const ReceiptExpired = asProblem(E.ReceiptExpired, {
   status: 410,
   code: () => "receipt_expired",

@@ -2,7 +2,8 @@
  * The live facilitator down (connection refused) or slow (answers after X402_FACILITATOR_TIMEOUT_MS), and a
  * buyer who gives up while a settle is in flight. Expected: the live checkout answers 503
  * `payments_unavailable`; a verify failure records nothing, a settle failure records the sale `failed`;
- * never a settled sale without goods, never two sales or two settles for one payment; the test twin (its own
+ * never two sales or two settles for one payment; a buyer whose answer was lost recovers the goods with its
+ * payment-identifier id (the bare payment presented again is refused: it is public on chain); the test twin (its own
  * simulated facilitator) keeps selling meanwhile.
  */
 import { afterAll, afterEach, describe, expect, layer } from "@effect/vitest"
@@ -11,7 +12,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { wrapFetchWithPayment } from "@x402/fetch"
 import { Effect, Fiber } from "effect"
 import { BASE_WALLET } from "../support/app.js"
-import { b64, challenge, PurchaseApp, REAL_TIME, sell, unb64 } from "../support/purchase.js"
+import { b64, challenge, newPaymentId, PurchaseApp, REAL_TIME, sell, unb64, withPaymentId } from "../support/purchase.js"
 import { closedPort, type FakeFacilitator, startFakeFacilitator, transactionOf } from "./fakeFacilitator.js"
 import { buyTwin, eventually, expectNoDuplicates, ledgerOf, livePayment, newBuyer, presentWithin, problemOf } from "./support.js"
 
@@ -66,7 +67,7 @@ const SlowApp = () => PurchaseApp({ config: { X402_FACILITATOR_URL: facilitator.
 
 describe("facilitator slow: answers after the timeout", () => {
   layer(SlowApp(), REAL_TIME)((it) => {
-    it.effect("a slow verify: 503 within about the timeout, no sale; the twin sells meanwhile; once it is fast again the same payment buys once", () =>
+    it.effect("a slow verify: 503 within about the timeout, no sale; the twin sells meanwhile; once it is fast again the same payment buys once, and again it is refused", () =>
       Effect.gen(function*() {
         const seller = yield* sell("fac-slow-verify@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
         const p = yield* livePayment(seller.live)
@@ -86,9 +87,11 @@ describe("facilitator slow: answers after the timeout", () => {
         const bought = yield* presentWithin(seller.live, p.signature)
         expect(bought.status, bought.body.toString("utf8").slice(0, 300)).toBe(200)
         expect(unb64(bought.headers.get("payment-response"))).toMatchObject({ success: true, transaction: transactionOf({ paymentPayload: p.signature }) })
+        // Presented again it is no key to the goods (every part of it is public on chain), and settles nothing.
         const again = yield* presentWithin(seller.live, p.signature)
-        expect(again.status).toBe(200)
-        expect(again.body).toEqual(bought.body)
+        expect(again.status).toBe(402)
+        expect(unb64(again.headers.get("payment-required")).error).toBe("payment_already_used")
+        expect(again.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
         expect(callsFor(facilitator, "/settle", p.nonce)).toBe(1)
 
         const ledger = yield* ledgerOf(seller.accountId)
@@ -125,15 +128,17 @@ describe("facilitator slow: answers after the timeout", () => {
 
 describe("the buyer gives up while the settle is in flight", () => {
   layer(SlowApp(), REAL_TIME)((it) => {
-    it.effect("the buyer disconnects while the settle is in flight: the sale still settles once, and the payment presented again gets the goods", () =>
+    it.effect("the buyer disconnects while the settle is in flight: the sale still settles once; the payment presented again is refused, and with its payment-identifier id it gets the goods", () =>
       Effect.gen(function*() {
         const seller = yield* sell("fac-abort@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
         const p = yield* livePayment(seller.live)
+        const id = newPaymentId()
+        const withId = withPaymentId(p.signature, id)
         facilitator.settle = "hold"
 
         const abort = new AbortController()
         const gaveUp = Effect.promise(() =>
-          fetch(seller.live, { headers: { "payment-signature": b64(p.signature) }, signal: abort.signal }).then(
+          fetch(seller.live, { headers: { "payment-signature": b64(withId) }, signal: abort.signal }).then(
             (res) => `answered ${res.status}`,
             (e: unknown) => `gave up: ${String(e)}`
           )
@@ -152,10 +157,18 @@ describe("the buyer gives up while the settle is in flight", () => {
         }
         expect(status, "the sale after the settle came back").toBe("settled")
 
-        const again = yield* presentWithin(seller.live, p.signature)
+        // The bare payment (public on chain once settled) is no key to the goods.
+        const bare = yield* presentWithin(seller.live, p.signature)
+        expect(bare.status).toBe(402)
+        expect(unb64(bare.headers.get("payment-required")).error).toBe("payment_already_used")
+        // The buyer's retry with its id gets the goods of the settled sale, without a second settle.
+        const again = yield* presentWithin(seller.live, withId)
         expect(again.status, again.body.toString("utf8").slice(0, 300)).toBe(200)
+        expect(again.headers.get("link")).toMatch(/rel="receipt"/)
         expect(unb64(again.headers.get("payment-response"))).toMatchObject({ success: true, transaction: transactionOf({ paymentPayload: p.signature }) })
         expect(callsFor(facilitator, "/settle", p.nonce)).toBe(1)
+        // The id is the buyer's secret: the facilitator never saw it.
+        expect(JSON.stringify(facilitator.calls)).not.toContain(id)
         const ledger = yield* ledgerOf(seller.accountId)
         expect(ledger.map((s) => [s.status, s.transaction])).toEqual([["settled", transactionOf({ paymentPayload: p.signature })]])
       }))

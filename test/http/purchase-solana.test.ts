@@ -6,8 +6,14 @@ import { ExactSvmScheme } from "@x402/svm/exact/client"
 import { Effect } from "effect"
 import { BASE_WALLET, SOLANA_WALLET } from "../support/app.js"
 import {
+  b64,
   challenge,
+  CountedTestFacilitator,
   expectGoods,
+  expectNoGoods,
+  get,
+  newCounts,
+  resetCounts,
   expectTestGoods,
   onlySale,
   PurchaseApp,
@@ -67,6 +73,45 @@ describe("test twin, official @x402/svm client on Solana devnet", () => {
           commitSha: WIDGET_SHA,
           transaction: receipt.transaction
         })
+      }))
+  })
+})
+
+const counts = newCounts()
+
+describe("a settled Solana payment presented again", () => {
+  layer(PurchaseApp({}, CountedTestFacilitator(counts)), REAL_TIME)((it) => {
+    it.effect("the whole settled transaction replayed: 402 payment_already_used, no goods, no receipt link; with its signature broken: refused before the facilitator", () =>
+      Effect.gen(function*() {
+        yield* resetCounts(counts)
+        const seller = yield* sell("sol-replay@example.com", { price_usd: "0.25", wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET })
+        const buyer = yield* Effect.promise(() => generateKeyPairSigner())
+        const sent: Array<string> = []
+        const recording: typeof fetch = (input, init) => {
+          const header = input instanceof Request ? input.headers.get("payment-signature") : null
+          if (header !== null) sent.push(header)
+          return fetch(input, init)
+        }
+        const client = new x402Client().register("solana:*", new ExactSvmScheme(buyer, { rpcUrl: SOLANA_RPC }))
+        yield* expectGoods(yield* Effect.promise(() => wrapFetchWithPayment(recording, client)(seller.test)))
+        expect(sent).toHaveLength(1)
+        expect(counts).toMatchObject({ verify: 1, settle: 1 })
+
+        const replayed = yield* expectNoGoods(yield* get(seller.test, { "payment-signature": sent[0]! }))
+        expect(replayed.status).toBe(402)
+        expect(unb64(replayed.headers.get("payment-required")).error).toBe("payment_already_used")
+
+        // The buyer's signature (the second of the transaction) with one byte changed.
+        const payment = unb64(sent[0]!)
+        const wire = Buffer.from(payment.payload.transaction, "base64")
+        wire[1 + 64 + 7] = wire[1 + 64 + 7]! ^ 0xff
+        const broken = { ...payment, payload: { transaction: wire.toString("base64") } }
+        const refused = yield* expectNoGoods(yield* get(seller.test, { "payment-signature": b64(broken) }))
+        expect(refused.status).toBe(402)
+        expect(unb64(refused.headers.get("payment-required")).error).toBe("invalid_exact_svm_payload_signature_invalid")
+
+        expect(counts).toMatchObject({ verify: 1, settle: 1 })
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled", chain: "solana" })
       }))
   })
 })

@@ -1,10 +1,14 @@
 /*
  * A buyer for the child-process server: the official v2 client (@x402/fetch + @x402/evm) over a fetch that
- * remembers the PAYMENT-SIGNATURE it sent, so the test can present the same payment again later.
+ * remembers the PAYMENT-SIGNATURE it sent, so the test can present the same payment again later. The client
+ * sends an x402 payment-identifier id with each payment (what lets the buyer recover a purchase: the bare payment
+ * presented again is refused, as every part of it is public on chain once settled).
  */
 import { expect } from "@effect/vitest"
 import { x402Client } from "@x402/core/client"
+import type { PaymentPayload } from "@x402/core/types"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
+import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier"
 import { wrapFetchWithPayment } from "@x402/fetch"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
@@ -21,7 +25,13 @@ export const pay = (url: string) =>
       if (signature !== null) sent.push(signature)
       return fetch(input, init)
     }
-    const client = new x402Client().register("eip155:*", new ExactEvmScheme(buyer))
+    const client = new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).registerExtension({
+      key: "payment-identifier",
+      enrichPaymentPayload: async (payload: PaymentPayload) => ({
+        ...payload,
+        extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions ?? {}))
+      })
+    })
     const res = await wrapFetchWithPayment(recording, client)(url, { signal: AbortSignal.timeout(30_000) })
     return { res, bytes: Buffer.from(await res.arrayBuffer()), sent, buyer }
   })
@@ -35,7 +45,7 @@ export const buy = (url: string) =>
     return { res, bytes, signature: sent[0]!, receipt: unb64(res.headers.get("payment-response")), buyer }
   })
 
-/** Presents a PAYMENT-SIGNATURE (as sent before) again. */
+/** Presents a PAYMENT-SIGNATURE (as sent before, with its payment-identifier id) again: the buyer's retry. */
 export const presentAgain = (url: string, signature: string) =>
   Effect.promise(async () => {
     const res = await fetch(url, { headers: { "payment-signature": signature }, signal: AbortSignal.timeout(30_000) })

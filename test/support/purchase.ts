@@ -8,14 +8,16 @@ import { expect } from "@effect/vitest"
 import type { PaymentRequirements } from "@x402/core/types"
 import { authorizationTypes } from "@x402/evm"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
-import { Clock, Context, Duration, Effect, Layer, Logger, Option } from "effect"
+import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Logger, Option } from "effect"
 import { getAddress, type Hex } from "viem"
 import type { PrivateKeyAccount } from "viem/accounts"
 import { gunzipSync } from "node:zlib"
 import type { AccountId } from "../../domain/Ids.js"
 import type { Sale } from "../../domain/Sale.js"
 import { HttpLive } from "../../hosts/http/AppLayer.js"
+import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { AccountStore } from "../../ports/AccountStore.js"
+import { PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { BASE_URL, call, ServedAsNpmStart, signInWithKey, type TestAppOptions, testPorts } from "./app.js"
 
@@ -267,3 +269,61 @@ export const expectProblemResponse = (res: Response, status: number, code: strin
     expect(problem).toMatchObject({ status, code })
     return problem as { code: string; detail: string; page?: string; [k: string]: unknown }
   })
+
+/** A fresh x402 `payment-identifier` id, as @x402/extensions generates them (`pay_` + 32 hex digits). */
+export const newPaymentId = () => `pay_${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex")}`
+
+/**
+ * A v2 PAYMENT-SIGNATURE object carrying the x402 `payment-identifier` extension with `id`, shaped as the
+ * official client sends it (the server's declaration echoed, the client's id added to `info`).
+ */
+export const withPaymentId = <A extends object>(signature: A, id: string): A & { extensions: Record<string, unknown> } => ({
+  ...signature,
+  extensions: { "payment-identifier": { info: { required: false, id } } }
+})
+
+/** The headers that must never come with a refused payment: a receipt link, a settlement receipt. */
+export const expectNoGoods = (res: Response) =>
+  Effect.gen(function*() {
+    const bytes = yield* bytesOf(res)
+    expect(res.status, bytes.toString("utf8").slice(0, 300)).not.toBe(200)
+    expect(res.headers.get("content-type")).not.toBe("application/gzip")
+    expect(res.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
+    expect(res.headers.get("payment-response") ?? "").not.toMatch(/^eyJzdWNjZXNzIjp0cnVl/)
+    expect(bytes.toString("utf8")).not.toContain("MANIFEST")
+    return { status: res.status, body: bytes.toString("utf8"), headers: res.headers }
+  })
+
+/** How often the app asked its test (simulated) facilitator to verify and to settle; see `CountedTestFacilitator`. */
+export interface FacilitatorCounts {
+  verify: number
+  settle: number
+  settledAt: number
+  verifyDelay: Duration.Duration
+  settleDelay: Duration.Duration
+}
+
+/**
+ * The app's real payment facilitators with the test one counted (and optionally slowed, so copies of a
+ * payment overlap a settle). Pass `counts` back to read it; reset it per test with `resetCounts`.
+ */
+export const CountedTestFacilitator = (counts: FacilitatorCounts) =>
+  Layer.effect(
+    PaymentFacilitator,
+    Effect.map(PaymentFacilitator, (p) => ({
+      ...p,
+      test: {
+        ...p.test,
+        verify: (...args: Parameters<typeof p.test.verify>) =>
+          Effect.suspend(() => (counts.verify++, Effect.sleep(counts.verifyDelay))).pipe(Effect.zipRight(p.test.verify(...args))),
+        settle: (...args: Parameters<typeof p.test.settle>) =>
+          Effect.suspend(() => (counts.settle++, Effect.sleep(counts.settleDelay))).pipe(
+            Effect.zipRight(p.test.settle(...args)),
+            Effect.tap(() => Effect.sync(() => (counts.settledAt = Date.now())))
+          )
+      }
+    }))
+  ).pipe(Layer.provide(PaymentFacilitatorLive), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map()))))
+
+export const newCounts = (): FacilitatorCounts => ({ verify: 0, settle: 0, settledAt: 0, verifyDelay: Duration.zero, settleDelay: Duration.zero })
+export const resetCounts = (counts: FacilitatorCounts) => Effect.sync(() => Object.assign(counts, newCounts()))

@@ -5,6 +5,7 @@ import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../..
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
 import { Redownloads, type SiwxChallenge } from "../../../domain/usecases/Redownloads.js"
 import {
+  CHECKOUT_EXTENSIONS,
   decodePaymentHeader,
   encodeHeader,
   GOODS_MIME_TYPE,
@@ -13,14 +14,26 @@ import {
   paymentResponseHeader
 } from "../../../adapters/x402/Wire.js"
 import { Api } from "../Api.js"
+import { clientAddress } from "./ClientAddress.js"
 import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
 
-/** The 402: v2 requirements (and a Sign-In-With-X challenge) in `PAYMENT-REQUIRED`, the v1 object as the JSON body. */
-const challenge = (quote: Quote, siwx: SiwxChallenge, error?: string, extraHeaders: Record<string, string> = {}) => {
+/**
+ * The 402: v2 requirements (with the payment-identifier declaration and a Sign-In-With-X challenge) in
+ * `PAYMENT-REQUIRED`, the v1 object as the JSON body.
+ */
+const challenge = (
+  quote: Quote,
+  siwx: SiwxChallenge,
+  error?: string,
+  extraHeaders: Record<string, string> = {},
+  detail?: string
+) => {
   const about = {
     resource: quote.resource,
     description: `${quote.listing.repo.slug}: the default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
-    error
+    error,
+    detail,
+    extensions: CHECKOUT_EXTENSIONS
   }
   return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), {
     status: 402,
@@ -80,17 +93,17 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           return yield* InvalidInput.forField(field, payment.left)
         }
         const version = payment.right.x402Version
-        return yield* purchases.pay(id, livemode, payment.right).pipe(
+        return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress).pipe(
           Effect.map((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
-            PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason),
+            PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason, {}, e.detail),
             SettlementFailed: (e: SettlementFailed) => {
               const failed = paymentResponseHeader(
                 { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
                 version
               )
-              return offer(id, livemode, e.reason, { [failed.name.toLowerCase()]: failed.value })
+              return offer(id, livemode, e.reason, { [failed.name.toLowerCase()]: failed.value }, e.detail)
             }
           })
         )

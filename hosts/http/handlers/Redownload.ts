@@ -53,7 +53,8 @@ export type RenderChallenge = (
   quote: Quote,
   siwx: SiwxChallenge,
   error?: string,
-  extraHeaders?: Record<string, string>
+  extraHeaders?: Record<string, string>,
+  detail?: string
 ) => HttpServerResponse.HttpServerResponse
 
 /** The checkout answers that involve Sign-In-With-X: every offer carries a challenge; a proof re-downloads. */
@@ -70,9 +71,9 @@ export const redownloadAnswers = (
     }))
 
   /** The 402 with fresh requirements and a fresh challenge, or the problem of a checkout that cannot be paid. */
-  const offer = (id: string, livemode: boolean, error?: string, extraHeaders?: Record<string, string>) =>
+  const offer = (id: string, livemode: boolean, error?: string, extraHeaders?: Record<string, string>, detail?: string) =>
     purchases.quote(id, livemode).pipe(
-      Effect.flatMap((q) => Effect.map(redownloads.challenge(q.checkout, livemode), (siwx) => render(q, siwx, error, extraHeaders))),
+      Effect.flatMap((q) => Effect.map(redownloads.challenge(q.checkout, livemode), (siwx) => render(q, siwx, error, extraHeaders, detail))),
       Effect.catchTags({
         CheckoutGone: orUnpayable(id, livemode, error),
         NotSelling: orUnpayable(id, livemode, error),

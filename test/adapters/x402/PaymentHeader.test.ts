@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { encodePaymentSignatureHeader } from "@x402/core/http"
-import { Either } from "effect"
+import { Either, Redacted } from "effect"
 import fc from "fast-check"
 import { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH } from "../../../adapters/x402/Wire.js"
 import { b64, specPayloadV1, specPayloadV2 } from "./fixtures.js"
@@ -96,5 +96,34 @@ describe("decodePaymentHeader: malformed is Left with a short reason", () => {
       const result = decodePaymentHeader(asV2 ? { "payment-signature": header } : { "x-payment": header })
       return Either.isLeft(result) || Either.isRight(result)
     }))
+  })
+})
+
+describe("decodePaymentHeader: the x402 payment-identifier id", () => {
+  const id = "pay_7d5d747be160e280504c099d984bcfe0"
+  const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }
+  const withExtensions = (extensions: unknown) => v2({ ...specPayloadV2(), extensions })
+
+  it("reads the id, redacted, and leaves it out of what is forwarded to the facilitator (other extensions stay)", () => {
+    const decoded = Either.getOrThrow(withExtensions({ "payment-identifier": { info: { required: false, id }, schema }, other: { info: 1 } }))
+    expect(decoded.paymentId === undefined ? null : Redacted.value(decoded.paymentId)).toBe(id)
+    expect(String(decoded.paymentId)).not.toContain(id)
+    expect(JSON.stringify(decoded.raw)).not.toContain(id)
+    expect((decoded.raw as any).extensions).toEqual({ other: { info: 1 } })
+  })
+
+  it("an echoed declaration without an id, or no extensions at all, is no id", () => {
+    expect(Either.getOrThrow(withExtensions({ "payment-identifier": { info: { required: false }, schema } })).paymentId).toBeUndefined()
+    expect(Either.getOrThrow(v2(specPayloadV2())).paymentId).toBeUndefined()
+  })
+
+  it("a malformed id is Left naming the field, never echoing it", () => {
+    for (const bad of ["short", "x".repeat(129), "has spaces in it 0123", 12345678901234567n.toString() + "!", 42]) {
+      const left = reason(withExtensions({ "payment-identifier": { info: { required: false, id: bad } } }))
+      expect(left).toMatch(/^extensions\.payment-identifier\.info\.id /)
+      expect(left).not.toContain(String(bad))
+    }
+    expect(reason(withExtensions({ "payment-identifier": "nope" }))).toMatch(/^extensions\.payment-identifier /)
+    expect(reason(withExtensions([1]))).toBe("extensions must be an object")
   })
 })
