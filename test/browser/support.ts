@@ -185,7 +185,10 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
   const config = ConfigProvider.fromMap(new Map([
     ["SMTP_URL", `smtp://127.0.0.1:${smtp.port}`],
     ["MAIL_FROM", "repomarket <no-reply@repomarket.test>"],
-    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true"]
+    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true"],
+    // No public chain RPC from a test.
+    ["BASE_RPC_URL", "off"],
+    ["SOLANA_RPC_URL", "off"]
   ]))
   const server = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
   const origin = Layer.effect(PublicOrigin, Effect.map(HttpServer.HttpServer, (s) => ({
