@@ -10,10 +10,9 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Option } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
-import { decodeFunctionData, encodeEventTopics, type Hex, pad, parseAbi, toHex } from "viem"
 import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
@@ -25,11 +24,15 @@ import { Reconciler } from "../../domain/usecases/Reconciler.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
+import { PaymentFacilitator, type PaymentRequirement } from "../../ports/PaymentFacilitator.js"
+import { decodePaymentHeader } from "../../adapters/x402/PaymentHeader.js"
+import { AtomicAmount } from "../../domain/Money.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import type { StoragePorts } from "../../hosts/http/AppLayer.js"
+import { ReconcileWorker } from "../../hosts/http/ReconcileWorker.js"
 import { call } from "../support/app.js"
-import { acceptedOf, challenge, PurchaseApp, REAL_TIME, signEvmByHand } from "../support/purchase.js"
+import { chain, chainRpcHandlers, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
+import { acceptedOf, b64, challenge, PurchaseApp, REAL_TIME, signEvm, signEvmByHand } from "../support/purchase.js"
 import { livePayment, newBuyer, problemOf, presentWithin } from "../faults/support.js"
 import { receiver, sellerWithHook } from "../webhooks/support.js"
 import { type Receiver } from "../webhooks/receiver.js"
@@ -39,30 +42,10 @@ const FACILITATOR = "https://facilitator.test"
 const BASE_RPC = "https://base-rpc.test/v2/BASEKEY-0123456789"
 const SOLANA_RPC = "https://solana-rpc.test/SOLKEY-0123456789"
 const BASE = "eip155:8453"
-const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+const BASE_SEPOLIA = "eip155:84532"
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 const SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-const LATEST_BLOCK = 30_000_000n
 const TX = "0x5e77edbef0a1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b"
-
-const USDC = parseAbi([
-  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"
-])
-const AUTHORIZATION_USED = encodeEventTopics({ abi: USDC, eventName: "AuthorizationUsed" })[0]!
-
-/** What the mocked chains know. */
-const chain = {
-  /** `<authorizer lowercase>:<nonce lowercase>` → the transaction and block that used it. */
-  used: new Map<string, { tx: Hex; block: bigint }>(),
-  /** Solana signature → its status entry. */
-  signatures: new Map<string, { err: unknown; confirmationStatus: string }>(),
-  down: false,
-  calls: [] as Array<string>
-}
-const keyOf = (authorizer: string, nonce: string) => `${authorizer.toLowerCase()}:${nonce.toLowerCase()}`
-
-const rpcResult = (id: unknown, result: unknown) => HttpResponse.json({ jsonrpc: "2.0", id, result })
 
 const server = setupServer(
   http.post(`${FACILITATOR}/verify`, async ({ request }) => {
@@ -74,58 +57,7 @@ const server = setupServer(
     await delay("infinite")
     return HttpResponse.json({})
   }),
-  http.post(BASE_RPC, async ({ request }) => {
-    const body: any = await request.json()
-    chain.calls.push(`base:${body.method}`)
-    if (chain.down) return new HttpResponse("upstream unavailable", { status: 503 })
-    switch (body.method) {
-      case "eth_chainId":
-        return rpcResult(body.id, "0x2105")
-      case "eth_blockNumber":
-        return rpcResult(body.id, toHex(LATEST_BLOCK))
-      case "eth_call": {
-        const [{ data, to }] = body.params
-        expect(String(to).toLowerCase()).toBe(BASE_USDC.toLowerCase())
-        const { args, functionName } = decodeFunctionData({ abi: USDC, data })
-        expect(functionName).toBe("authorizationState")
-        const [authorizer, nonce] = args as [string, string]
-        return rpcResult(body.id, pad(chain.used.has(keyOf(authorizer, nonce)) ? "0x1" : "0x0"))
-      }
-      case "eth_getLogs": {
-        const [{ address, fromBlock, toBlock, topics }] = body.params
-        expect(String(address).toLowerCase()).toBe(BASE_USDC.toLowerCase())
-        expect(topics[0]).toBe(AUTHORIZATION_USED)
-        const authorizer = `0x${String(topics[1]).slice(-40)}`
-        const hit = chain.used.get(keyOf(authorizer, topics[2]))
-        const inRange = hit !== undefined && hit.block >= BigInt(fromBlock) && hit.block <= BigInt(toBlock)
-        return rpcResult(body.id, inRange ? [{
-          address: BASE_USDC.toLowerCase(),
-          topics,
-          data: "0x",
-          blockNumber: toHex(hit.block),
-          blockHash: pad("0xb10c", { size: 32 }),
-          transactionHash: hit.tx,
-          transactionIndex: "0x1",
-          logIndex: "0x2",
-          removed: false
-        }] : [])
-      }
-      default:
-        return HttpResponse.json({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "method not found" } })
-    }
-  }),
-  http.post(SOLANA_RPC, async ({ request }) => {
-    const body: any = await request.json()
-    chain.calls.push(`solana:${body.method}`)
-    if (chain.down) return new HttpResponse("upstream unavailable", { status: 503 })
-    expect(body.method).toBe("getSignatureStatuses")
-    expect(body.params[1]).toEqual({ searchTransactionHistory: true })
-    const value = (body.params[0] as Array<string>).map((sig) => {
-      const s = chain.signatures.get(sig)
-      return s === undefined ? null : { slot: 321, confirmations: null, ...s }
-    })
-    return rpcResult(body.id, { context: { slot: 400 }, value })
-  })
+  ...chainRpcHandlers(BASE_RPC, SOLANA_RPC)
 )
 beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
 afterEach(() => {
@@ -401,5 +333,90 @@ describe("Solana: the signature confirmed on chain", () => {
           expect.objectContaining({ type: "sale.settled", livemode: true, data: expect.objectContaining({ transaction: SIGNATURE, network: SOLANA }) })
         ])
       }))
+  })
+})
+
+describe("test twin: a pending test sale whose simulated transfer happened", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the reconciler settles it with the simulated transaction (sim_…), and its livemode:false webhook goes out once", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        // A live sale of the seller gives the listing and checkout the test sale is recorded against.
+        const { seller, sale: live } = yield* purchaseWithUnknownOutcome("recon-twin@example.com", hook, 5)
+        const { required } = yield* challenge(seller.test)
+        const accepted = acceptedOf(required, BASE_SEPOLIA)
+        const buyer = newBuyer()
+        const submitted = Either.getOrThrow(decodePaymentHeader({ "payment-signature": b64(yield* signEvm(buyer, required, accepted)) }))
+        const requirement: PaymentRequirement = {
+          chain: "base",
+          livemode: false,
+          scheme: "exact",
+          network: BASE_SEPOLIA,
+          v1Network: "base-sepolia",
+          asset: accepted.asset,
+          amount: AtomicAmount.make(BigInt(accepted.amount)),
+          payTo: accepted.payTo,
+          maxTimeoutSeconds: accepted.maxTimeoutSeconds,
+          resource: required.resource.url,
+          description: "",
+          extra: accepted.extra as Record<string, string>
+        }
+        // The simulated transfer happened, but its answer never reached the purchase: the sale is pending.
+        const settlement = yield* (yield* PaymentFacilitator).test.settle(submitted, requirement)
+        expect(settlement).toMatchObject({ success: true, transaction: expect.stringMatching(/^sim_0x[0-9a-f]{64}$/) })
+        const authorization = (submitted.payload as any).authorization
+        const pending = new Sale({
+          ...live,
+          id: `sale_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")}` as SaleId,
+          paymentKey: `${BASE_SEPOLIA}:eip3009:${String(authorization.from).toLowerCase()}:${authorization.nonce}`,
+          livemode: false,
+          network: BASE_SEPOLIA,
+          asset: accepted.asset,
+          payTo: accepted.payTo,
+          payer: buyer.address,
+          settleBy: new Date(Date.now() + 300_000)
+        })
+        const ledger = yield* SaleLedger
+        yield* ledger.recordPending(pending)
+
+        yield* reconcile()
+        yield* reconcile()
+        expect(Option.getOrThrow(yield* ledger.findById(pending.id))).toMatchObject({ status: "settled", transaction: settlement.transaction })
+        yield* drain
+        const events = hook.arrivals.map((a) => JSON.parse(a.rawBody) as any).filter((e) => e.data.sale_id === pending.id)
+        expect(events).toEqual([expect.objectContaining({ livemode: false, data: expect.objectContaining({ transaction: settlement.transaction }) })])
+      }))
+  })
+})
+
+describe("the Node host's reconcile worker (as hosts/http/main.ts runs it)", () => {
+  const WithWorker = ReconcileWorker("100 millis").pipe(
+    Layer.provide(Reconciler.Default.pipe(Layer.provide(Settlements.Default))),
+    Layer.provideMerge(ReconcilingApp())
+  )
+  layer(WithWorker, REAL_TIME)((it) => {
+    it.scoped("settles a timed-out sale on its own once it is older than the grace (2 × the 500 ms settle timeout, at least 5 s), through RPC outages", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-worker@example.com", hook)
+        chain.down = true
+        yield* Effect.sleep("1 second")
+        // Within the grace the worker leaves the sale alone: a purchase may still be waiting for its settle.
+        expect(chain.calls).toEqual([])
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        yield* Effect.sleep("4500 millis")
+        // Past it, the worker asks; the RPC is down, so the sale stays pending and the worker keeps going.
+        expect(chain.calls.length).toBeGreaterThan(0)
+        expect((yield* onlyLedgerSale(seller.accountId)).status).toBe("pending")
+        chain.down = false
+        let status = "pending"
+        for (let i = 0; i < 50 && status === "pending"; i++) {
+          yield* Effect.sleep("100 millis")
+          status = (yield* onlyLedgerSale(seller.accountId)).status
+        }
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }), { timeout: 30_000 })
   })
 })
