@@ -168,6 +168,9 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     ? { kind: "memory" as const, layer: Layer.empty as unknown as Database }
     : await chooseDatabase(options.maxConnections ?? 20)
   const config = ConfigProvider.fromMap(new Map([
+    // A benchmark never reads a public chain RPC.
+    ["BASE_RPC_URL", "off"],
+    ["SOLANA_RPC_URL", "off"],
     ...(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl] as const] : []),
     ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const])
   ]))

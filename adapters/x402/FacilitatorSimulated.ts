@@ -81,13 +81,15 @@ export const makeFacilitatorSimulated: Effect.Effect<SimulatedFacilitator> = Eff
       { success: false, transaction: null, network: requirement.network, payer: null, errorReason: UNSUPPORTED_NETWORK }
     ).pipe(Effect.withSpan("FacilitatorSimulated.settle"))
 
-  // The sale's payment key is `<network>:<key>`, the key being what the simulated chain marks used.
+  // The sale's payment key is `<network>:<key>`, the key being what the simulated chain marks used. The
+  // ledger lives in this process: after a restart a test sale's simulated transfer is forgotten (test money).
   const status = (sale: Sale): Effect.Effect<SettlementStatus> =>
-    Effect.sync(() =>
-      ledger.isUsed(sale.network, sale.paymentKey.slice(sale.network.length + 1))
-        ? { _tag: "Settled", transaction: null }
+    Effect.sync(() => {
+      const key = sale.paymentKey.slice(sale.network.length + 1)
+      return ledger.isUsed(sale.network, key)
+        ? { _tag: "Settled", transaction: ledger.transactionOf(sale.network, key) }
         : { _tag: "Unsettled" }
-    )
+    })
 
   const extras: Record<Chain, Readonly<Record<string, string>>> = {
     base: {},

@@ -97,19 +97,21 @@ export const settleEvmSimulated = (
     if (!verification.valid) return failed(verification.invalidReason ?? EvmReason.payload, verification.payer)
     // Verified above, so the payload parses.
     const payment = Either.getOrThrow(parseEip3009Payment(submitted.payload))
+    const transaction = `sim_${keccak256(payment.signature)}`
     const moved = ledger.transfer({
       network: requirement.network,
       key: ledgerKey(payment),
       from: payment.authorization.from,
       to: payment.authorization.to,
-      amount: payment.authorization.value
+      amount: payment.authorization.value,
+      transaction
     })
     if (Either.isLeft(moved)) {
       return failed(moved.left === "already_used" ? EvmReason.nonceUsed : EvmReason.insufficientBalance, verification.payer)
     }
     return {
       success: true,
-      transaction: `sim_${keccak256(payment.signature)}`,
+      transaction,
       network: requirement.network,
       payer: payment.authorization.from,
       errorReason: null

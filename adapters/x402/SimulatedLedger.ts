@@ -14,6 +14,8 @@ export interface SimulatedTransfer {
   readonly from: string
   readonly to: string
   readonly amount: bigint
+  /** The simulated transaction id (`sim_…`) this transfer is known by. */
+  readonly transaction: string
 }
 
 export type TransferRefusal = "already_used" | "insufficient_funds"
@@ -25,6 +27,8 @@ export type TransferRefusal = "already_used" | "insufficient_funds"
 export interface SimulatedLedger {
   readonly balanceOf: (network: string, address: string) => bigint
   readonly isUsed: (network: string, key: string) => boolean
+  /** The simulated transaction that used the key, or null while it is unused. */
+  readonly transactionOf: (network: string, key: string) => string | null
   /**
    * Marks the key used, debits `from` and credits `to`, all or nothing. Synchronous on purpose: with no
    * await between the checks and the writes, two concurrent settlements of one payment cannot both pass.
@@ -38,18 +42,20 @@ const accountId = (network: string, address: string): string =>
 
 export const makeSimulatedLedger = (): SimulatedLedger => {
   const balances = new Map<string, bigint>()
-  const used = new Set<string>()
+  // Used key → the simulated transaction that used it, so a status read can name it.
+  const used = new Map<string, string>()
   const balanceOf = (network: string, address: string): bigint =>
     balances.get(accountId(network, address)) ?? SIMULATED_FAUCET_ATOMIC
   return {
     balanceOf,
     isUsed: (network, key) => used.has(`${network}|${key}`),
-    transfer: ({ amount, from, key, network, to }) => {
+    transactionOf: (network, key) => used.get(`${network}|${key}`) ?? null,
+    transfer: ({ amount, from, key, network, to, transaction }) => {
       const usedKey = `${network}|${key}`
       if (used.has(usedKey)) return Either.left("already_used")
       const fromBalance = balanceOf(network, from)
       if (fromBalance < amount) return Either.left("insufficient_funds")
-      used.add(usedKey)
+      used.set(usedKey, transaction)
       balances.set(accountId(network, from), fromBalance - amount)
       // Read `to` after the debit: a payment to oneself must leave the balance unchanged.
       balances.set(accountId(network, to), balanceOf(network, to) + amount)

@@ -169,19 +169,21 @@ export const settleSolanaSimulated = (
     if (Either.isLeft(checked)) return failed(checked.left.invalidReason ?? SvmReason.undecodable, checked.left.payer)
     const { decoded, transfer } = checked.right
     const feePayerSignature = yield* Effect.promise(() => feePayer.sign(decoded.messageBytes))
+    const transaction = `sim_${base58(feePayerSignature)}`
     const moved = ledger.transfer({
       network: requirement.network,
       key: identityKey(decoded, transfer.authority),
       from: transfer.authority,
       to: requirement.payTo,
-      amount: transfer.amount
+      amount: transfer.amount,
+      transaction
     })
     if (Either.isLeft(moved)) {
       return failed(moved.left === "already_used" ? SvmReason.duplicate : SvmReason.insufficientFunds, transfer.authority)
     }
     return {
       success: true,
-      transaction: `sim_${base58(feePayerSignature)}`,
+      transaction,
       network: requirement.network,
       payer: transfer.authority,
       errorReason: null

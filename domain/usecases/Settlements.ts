@@ -13,6 +13,12 @@ import { SecretBox } from "../../ports/SecretBox.js"
 const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")), Schedule.upTo("30 seconds"))
 
 /**
+ * How long past `settleBy` an unsettled payment is still given before it is failed: an RPC node may lag the
+ * chain by a few blocks, and a block's time is the producer's clock, not ours.
+ */
+export const SETTLE_BY_MARGIN_MS = 60_000
+
+/**
  * Writes the outcome of a settle call: once money may have moved, a storage failure (a defect here) is
  * retried for a while rather than given up on. Each write is atomic, so a failed attempt left nothing behind.
  */
@@ -91,6 +97,8 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
       if (current.status !== "pending") return current
       const facilitator = current.livemode ? Option.getOrNull(facilitators.live) : facilitators.test
       if (facilitator === null) return current
+      // The time is taken before the chain is asked: "unsettled" then holds from a moment past `settleBy`.
+      const askedAt = yield* now
       const status = yield* facilitator.status(current)
       switch (status._tag) {
         case "Settled":
@@ -101,12 +109,10 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
             payer: current.payer,
             errorReason: null
           })
-        case "Unsettled": {
-          const at = yield* now
-          return current.settleBy !== null && at.getTime() > current.settleBy.getTime()
+        case "Unsettled":
+          return current.settleBy !== null && askedAt.getTime() > current.settleBy.getTime() + SETTLE_BY_MARGIN_MS
             ? yield* markFailed(current, "not_settled_before_expiry")
             : current
-        }
         case "Unknown":
           return current
       }

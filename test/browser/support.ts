@@ -193,6 +193,9 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
     ["SMTP_URL", `smtp://127.0.0.1:${smtp.port}`],
     ["MAIL_FROM", "repomarket <no-reply@repomarket.test>"],
     ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true"],
+    // No public chain RPC from a test.
+    ["BASE_RPC_URL", "off"],
+    ["SOLANA_RPC_URL", "off"],
     ...(options.githubOAuth === undefined
       ? []
       : [["GITHUB_CLIENT_ID", options.githubOAuth.clientId], ["GITHUB_CLIENT_SECRET", options.githubOAuth.clientSecret]] as const)

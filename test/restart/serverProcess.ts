@@ -71,7 +71,8 @@ export const startServer = (env: Record<string, string>, port: number, startMs =
     Effect.promise(async (): Promise<ServerProcess> => {
       const child = spawn(TSX, ["hosts/http/main.ts"], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PORT: String(port), ...env },
+        // The chain readers are off unless the test points them at its own loopback RPC.
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PORT: String(port), BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
         stdio: ["ignore", "pipe", "pipe"],
         detached: true
       })

@@ -58,8 +58,14 @@ export interface TestAppOptions {
   readonly config?: Readonly<Record<string, string>>
 }
 
+/**
+ * Settings every test app starts with unless the test gives its own: the chain readers are off, so no test
+ * ever reaches a public RPC endpoint (a test that needs one points it at msw or a loopback server).
+ */
+export const OFFLINE_SETTINGS: Readonly<Record<string, string>> = { BASE_RPC_URL: "off", SOLANA_RPC_URL: "off" }
+
 export const testPorts = (options: TestAppOptions = {}) => {
-  const config = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {}))))
+  const config = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...OFFLINE_SETTINGS, ...options.config }))))
   return Layer.mergeAll(
     options.storage ?? StorageMemory,
     CodeHostMemory(options.repos ?? DEFAULT_REPOS),

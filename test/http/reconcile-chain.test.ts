@@ -1,0 +1,422 @@
+/*
+ * Issue 12, finding 2 ("charged, nothing delivered, refused for ever"): a live settle that times out leaves
+ * the sale pending; the reconciler resolves it from the chain. The facilitator and the chains' JSON-RPC
+ * endpoints are msw (shaped after the public JSON-RPC docs: `eth_call` answering an ABI-encoded bool,
+ * `eth_blockNumber`, `eth_getLogs`; Solana `getSignatureStatuses`); the webhook receiver is a real loopback
+ * server; purchases go through the HTTP app.
+ */
+import { randomBytes } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, afterEach, beforeAll, describe, expect, it, layer } from "@effect/vitest"
+import { Clock, Duration, Effect, Either, Layer, Option } from "effect"
+import { delay, http, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
+import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
+import { StorageSql } from "../../adapters/sql/SqlLive.js"
+import { pgliteEmbedded } from "../../adapters/sql/PgliteEmbedded.js"
+import { base58 } from "../../adapters/solana/SolanaPayment.js"
+import { type SaleId } from "../../domain/Ids.js"
+import { Sale } from "../../domain/Sale.js"
+import { Reconciler } from "../../domain/usecases/Reconciler.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
+import { SecretBox } from "../../ports/SecretBox.js"
+import { PaymentFacilitator, type PaymentRequirement } from "../../ports/PaymentFacilitator.js"
+import { decodePaymentHeader } from "../../adapters/x402/PaymentHeader.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import type { StoragePorts } from "../../hosts/http/AppLayer.js"
+import { ReconcileWorker } from "../../hosts/http/ReconcileWorker.js"
+import { call } from "../support/app.js"
+import { chain, chainRpcHandlers, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
+import { acceptedOf, b64, challenge, PurchaseApp, REAL_TIME, signEvm, signEvmByHand } from "../support/purchase.js"
+import { livePayment, newBuyer, problemOf, presentWithin } from "../faults/support.js"
+import { receiver, sellerWithHook } from "../webhooks/support.js"
+import { type Receiver } from "../webhooks/receiver.js"
+
+const FACILITATOR = "https://facilitator.test"
+// The keys in these URLs stand for a provider's API key: they must never show in a status, log or error.
+const BASE_RPC = "https://base-rpc.test/v2/BASEKEY-0123456789"
+const SOLANA_RPC = "https://solana-rpc.test/SOLKEY-0123456789"
+const BASE = "eip155:8453"
+const BASE_SEPOLIA = "eip155:84532"
+const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+const SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+const TX = "0x5e77edbef0a1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b"
+
+const server = setupServer(
+  http.post(`${FACILITATOR}/verify`, async ({ request }) => {
+    const body: any = await request.json()
+    return HttpResponse.json({ isValid: true, payer: body?.paymentPayload?.payload?.authorization?.from })
+  }),
+  // Every settle hangs: the app's 500 ms limit cuts it off, so its outcome is unknown.
+  http.post(`${FACILITATOR}/settle`, async () => {
+    await delay("infinite")
+    return HttpResponse.json({})
+  }),
+  ...chainRpcHandlers(BASE_RPC, SOLANA_RPC)
+)
+beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
+afterEach(() => {
+  chain.down = false
+  chain.calls.length = 0
+})
+afterAll(() => server.close())
+
+const LIVE = {
+  X402_FACILITATOR_URL: FACILITATOR,
+  X402_FACILITATOR_TIMEOUT_MS: "500",
+  BASE_RPC_URL: BASE_RPC,
+  SOLANA_RPC_URL: SOLANA_RPC,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true"
+}
+
+/** The purchase app plus the reconciler and the webhook delivery use cases over the same ports. */
+const ReconcilingApp = (
+  config: Record<string, string> = LIVE,
+  storage?: Layer.Layer<StoragePorts, unknown>,
+  keys?: Layer.Layer<SecretBox>
+) =>
+  Layer.mergeAll(Webhooks.Default, Reconciler.Default.pipe(Layer.provide(Settlements.Default))).pipe(
+    Layer.provideMerge(PurchaseApp(storage === undefined ? { config } : { config, storage }, keys))
+  )
+
+/** The live clock moved by `ms`: how the reconciler sees a later moment. */
+const shifted = (ms: number): Clock.Clock => {
+  const live = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + ms,
+    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(ms) * 1_000_000n,
+    currentTimeMillis: Effect.sync(() => live.unsafeCurrentTimeMillis() + ms),
+    currentTimeNanos: Effect.sync(() => live.unsafeCurrentTimeNanos() + BigInt(ms) * 1_000_000n),
+    sleep: (duration) => live.sleep(duration)
+  }
+}
+
+/** One reconciler pass (no grace: the sales here are seconds old), `laterMs` from now. */
+const reconcile = (laterMs = 0) =>
+  Effect.flatMap(Reconciler, (r) => r.reconcilePending({ grace: Duration.zero, limit: 100 })).pipe(
+    Effect.withClock(shifted(laterMs))
+  )
+
+/** Delivery passes until nothing is due. */
+const drain = Effect.gen(function*() {
+  const webhooks = yield* Webhooks
+  while ((yield* webhooks.deliverDue()) > 0);
+})
+
+const onlyLedgerSale = (accountId: string) =>
+  Effect.map(Effect.flatMap(SaleLedger, (l) => l.listByAccount(accountId as any, { limit: 100 })), (page) => {
+    expect(page.sales).toHaveLength(1)
+    return page.sales[0]!
+  })
+
+/** A live Base purchase whose settle times out: 503 settlement_pending, the sale pending. */
+const purchaseWithUnknownOutcome = (email: string, hook: Receiver, validForSeconds?: number) =>
+  Effect.gen(function*() {
+    const seller = yield* sellerWithHook(email, hook)
+    const buyer = newBuyer()
+    let signature: any
+    let authorization: { from: string; nonce: string; validBefore: string }
+    if (validForSeconds === undefined) {
+      const p = yield* livePayment(seller.live, buyer)
+      signature = p.signature
+      authorization = (p.signature.payload as any).authorization
+    } else {
+      const { required } = yield* challenge(seller.live)
+      const accepted = acceptedOf(required, BASE)
+      const payload = yield* signEvmByHand(buyer, accepted, { validBefore: BigInt(Math.floor(Date.now() / 1000) + validForSeconds) })
+      signature = { x402Version: 2, resource: required.resource, accepted, payload }
+      authorization = payload.authorization
+    }
+    const answer = yield* presentWithin(seller.live, signature)
+    problemOf(answer, 503, "settlement_pending")
+    const sale = yield* onlyLedgerSale(seller.accountId)
+    expect(sale).toMatchObject({ status: "pending", transaction: null, livemode: true, network: BASE })
+    return { seller, buyer, signature, authorization, sale }
+  })
+
+/** `GET /my/sales` rows of the seller. */
+const mySales = (key: string) =>
+  Effect.map(call("GET", "/my/sales", { token: key }), (reply) => {
+    expect(reply.status, reply.text).toBe(200)
+    return reply.json.sales as Array<{ id: string; status?: string; transaction: string | null; webhook: { status: string; attempts: number } }>
+  })
+
+describe("Base: a settle that timed out, and the chain says the authorization was used", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the reconciler settles the sale with the transaction from the AuthorizationUsed log; its webhook goes out exactly once", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-used@example.com", hook)
+        expect((yield* mySales(seller.key)).filter((s) => s.id === sale.id && s.status === "settled")).toEqual([])
+
+        // The facilitator did settle after all: the authorization is used on chain, 1 234 blocks ago.
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 1_234n })
+        const first = yield* reconcile()
+        expect(first).toMatchObject({ checked: 1, settled: 1, failed: 0, pending: 0, errors: 0 })
+        expect(chain.calls).toEqual(expect.arrayContaining(["base:eth_call", "base:eth_blockNumber", "base:eth_getLogs"]))
+
+        // Twice more, two at once: the sale is no longer pending, nothing moves, no second event.
+        const again = yield* Effect.all([reconcile(), reconcile()], { concurrency: 2 })
+        expect(again.map((s) => s.checked)).toEqual([0, 0])
+        const settled = yield* onlyLedgerSale(seller.accountId)
+        expect(settled).toMatchObject({ id: sale.id, status: "settled", transaction: TX, payer: authorization.from })
+        expect(settled.settledAt).not.toBeNull()
+
+        yield* drain
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+        const event = JSON.parse(hook.arrivals[0]!.rawBody)
+        expect(event).toMatchObject({ type: "sale.settled", livemode: true, data: { sale_id: sale.id, transaction: TX, network: BASE } })
+
+        const rows = yield* mySales(seller.key)
+        expect(rows.filter((r) => r.id === sale.id)).toEqual([
+          expect.objectContaining({ id: sale.id, transaction: TX, webhook: expect.objectContaining({ status: "delivered", attempts: 1 }) })
+        ])
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("a pass racing a second pass over the same pending sale queues one event", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-race@example.com", hook)
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        const raced = yield* Effect.all([reconcile(), reconcile(), reconcile()], { concurrency: 3 })
+        expect(raced.reduce((n, s) => n + s.checked, 0)).toBeGreaterThanOrEqual(1)
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }))
+  })
+})
+
+describe("Base: a settle that timed out, and the payment did not settle", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the sale stays pending while the authorization's validBefore has not passed, ends failed once it has; nothing is delivered", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { sale, seller } = yield* purchaseWithUnknownOutcome("recon-unused@example.com", hook, 20)
+        const settleBy = sale.settleBy!.getTime()
+        expect(settleBy - Date.now()).toBeLessThanOrEqual(20_000)
+
+        expect(yield* reconcile()).toMatchObject({ checked: 1, pending: 1, failed: 0 })
+        // Just past validBefore an RPC node may still lag the chain: still pending for a minute.
+        expect(yield* reconcile(settleBy - Date.now() + 30_000)).toMatchObject({ checked: 1, pending: 1 })
+        expect((yield* onlyLedgerSale(seller.accountId)).status).toBe("pending")
+
+        expect(yield* reconcile(settleBy - Date.now() + 61_000)).toMatchObject({ checked: 1, failed: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "not_settled_before_expiry", transaction: null })
+        expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 0 })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+        expect((yield* mySales(seller.key)).filter((r) => r.id === sale.id && r.status === "settled")).toEqual([])
+      }))
+  })
+})
+
+describe("Base: nobody can tell", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the RPC endpoint is down: the sale stays pending (never failed, never settled), even long past validBefore; the URL's key shows nowhere", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { sale, seller } = yield* purchaseWithUnknownOutcome("recon-down@example.com", hook, 20)
+        chain.down = true
+        expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, pending: 1, settled: 0, failed: 0, errors: 0 })
+        expect(chain.calls).toContain("base:eth_call")
+        const facilitator = Option.getOrThrow((yield* PaymentFacilitator).live)
+        const status = yield* facilitator.status(sale)
+        expect(status._tag).toBe("Unknown")
+        expect(JSON.stringify(status)).not.toContain("BASEKEY")
+        expect(JSON.stringify(status)).not.toContain("base-rpc.test")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: null, transaction: null })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp({ ...LIVE, BASE_RPC_URL: "off" }), REAL_TIME)((it) => {
+    it.scoped("BASE_RPC_URL=off: the sale stays pending for an operator, and no RPC is called", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, seller } = yield* purchaseWithUnknownOutcome("recon-off@example.com", hook, 20)
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, pending: 1 })
+        expect(chain.calls).toEqual([])
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: null })
+      }))
+  })
+})
+
+describe("a restart between the timed-out settle and the reconciler loses nothing", () => {
+  {
+    it.scopedLive("the pending sale is durable (PGlite); a fresh app over the same database settles it and delivers its webhook once", () =>
+      Effect.gen(function*() {
+        const dataDir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(join(tmpdir(), "repomarket-recon-"))),
+          (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+        )
+        const storage = () => StorageSql.pipe(Layer.provide(pgliteEmbedded({ dataDir })))
+        // Both instances open secrets at rest (the webhook secret) with the same keys, as a restarted server does.
+        const keys = Layer.succeed(SecretBox, makeSecretBox(keyRingOf([{ kid: "restart", key: randomBytes(32) }])))
+        const hook = yield* receiver()
+
+        // First instance: the purchase whose settle times out, then the instance stops.
+        const first = yield* purchaseWithUnknownOutcome("recon-restart@example.com", hook).pipe(
+          Effect.provide(ReconcilingApp(LIVE, storage(), keys))
+        )
+        chain.used.set(keyOf(first.authorization.from, first.authorization.nonce), { tx: TX, block: LATEST_BLOCK - 9_000n })
+
+        // Second instance over the same data directory.
+        yield* Effect.gen(function*() {
+          expect(yield* onlyLedgerSale(first.seller.accountId)).toMatchObject({ id: first.sale.id, status: "pending" })
+          expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 1 })
+          expect(yield* reconcile()).toMatchObject({ checked: 0 })
+          expect(yield* onlyLedgerSale(first.seller.accountId)).toMatchObject({ id: first.sale.id, status: "settled", transaction: TX })
+          yield* drain
+          expect(hook.arrivals).toHaveLength(1)
+          expect(JSON.parse(hook.arrivals[0]!.rawBody)).toMatchObject({ data: { sale_id: first.sale.id, transaction: TX } })
+        }).pipe(Effect.provide(ReconcilingApp(LIVE, storage(), keys)))
+      }), { timeout: 120_000 })
+  }
+})
+
+/** A pending live Solana sale as a purchase records it (the signature is the payment key). */
+const solanaSale = (accountId: string, listingFrom: Sale, signature: string) =>
+  new Sale({
+    ...listingFrom,
+    id: `sale_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")}` as SaleId,
+    paymentKey: `${SOLANA}:solana:${signature}`,
+    chain: "solana",
+    network: SOLANA,
+    asset: SOLANA_USDC,
+    payTo: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+    payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+    accountId: accountId as any,
+    transaction: null,
+    status: "pending",
+    failureReason: null,
+    createdAt: new Date(Date.now() - 120_000),
+    settledAt: null,
+    settleBy: new Date(Date.now() + 180_000)
+  })
+
+const SIGNATURE = base58(crypto.getRandomValues(new Uint8Array(64)))
+const SIGNATURE_2 = base58(crypto.getRandomValues(new Uint8Array(64)))
+
+describe("Solana: the signature confirmed on chain", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("a pending live Solana sale is settled with the signature as its transaction; one not found stays pending", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        // A settled Base sale of the seller gives the listing and checkout the Solana sales are recorded against.
+        const { seller, sale: base } = yield* purchaseWithUnknownOutcome("recon-sol@example.com", hook, 20)
+        const ledger = yield* SaleLedger
+        const confirmed = solanaSale(seller.accountId, base, SIGNATURE)
+        const unseen = solanaSale(seller.accountId, base, SIGNATURE_2)
+        yield* ledger.recordPending(confirmed)
+        yield* ledger.recordPending(unseen)
+        chain.signatures.set(SIGNATURE, { err: null, confirmationStatus: "finalized" })
+
+        yield* reconcile()
+        expect(chain.calls).toContain("solana:getSignatureStatuses")
+        expect(Option.getOrThrow(yield* ledger.findById(confirmed.id))).toMatchObject({ status: "settled", transaction: SIGNATURE })
+        expect(Option.getOrThrow(yield* ledger.findById(unseen.id))).toMatchObject({ status: "pending" })
+        yield* drain
+        const events = hook.arrivals.map((a) => JSON.parse(a.rawBody) as any)
+        expect(events.filter((e) => e.data.sale_id === confirmed.id)).toEqual([
+          expect.objectContaining({ type: "sale.settled", livemode: true, data: expect.objectContaining({ transaction: SIGNATURE, network: SOLANA }) })
+        ])
+      }))
+  })
+})
+
+describe("test twin: a pending test sale whose simulated transfer happened", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the reconciler settles it with the simulated transaction (sim_…), and its livemode:false webhook goes out once", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        // A live sale of the seller gives the listing and checkout the test sale is recorded against.
+        const { seller, sale: live } = yield* purchaseWithUnknownOutcome("recon-twin@example.com", hook, 20)
+        const { required } = yield* challenge(seller.test)
+        const accepted = acceptedOf(required, BASE_SEPOLIA)
+        const buyer = newBuyer()
+        const submitted = Either.getOrThrow(decodePaymentHeader({ "payment-signature": b64(yield* signEvm(buyer, required, accepted)) }))
+        const requirement: PaymentRequirement = {
+          chain: "base",
+          livemode: false,
+          scheme: "exact",
+          network: BASE_SEPOLIA,
+          v1Network: "base-sepolia",
+          asset: accepted.asset,
+          amount: AtomicAmount.make(BigInt(accepted.amount)),
+          payTo: accepted.payTo,
+          maxTimeoutSeconds: accepted.maxTimeoutSeconds,
+          resource: required.resource.url,
+          description: "",
+          extra: accepted.extra as Record<string, string>
+        }
+        // The simulated transfer happened, but its answer never reached the purchase: the sale is pending.
+        const settlement = yield* (yield* PaymentFacilitator).test.settle(submitted, requirement)
+        expect(settlement).toMatchObject({ success: true, transaction: expect.stringMatching(/^sim_0x[0-9a-f]{64}$/) })
+        const authorization = (submitted.payload as any).authorization
+        const pending = new Sale({
+          ...live,
+          id: `sale_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")}` as SaleId,
+          paymentKey: `${BASE_SEPOLIA}:eip3009:${String(authorization.from).toLowerCase()}:${authorization.nonce}`,
+          livemode: false,
+          network: BASE_SEPOLIA,
+          asset: accepted.asset,
+          payTo: accepted.payTo,
+          payer: buyer.address,
+          settleBy: new Date(Date.now() + 300_000)
+        })
+        const ledger = yield* SaleLedger
+        yield* ledger.recordPending(pending)
+
+        yield* reconcile()
+        yield* reconcile()
+        expect(Option.getOrThrow(yield* ledger.findById(pending.id))).toMatchObject({ status: "settled", transaction: settlement.transaction })
+        yield* drain
+        const events = hook.arrivals.map((a) => JSON.parse(a.rawBody) as any).filter((e) => e.data.sale_id === pending.id)
+        expect(events).toEqual([expect.objectContaining({ livemode: false, data: expect.objectContaining({ transaction: settlement.transaction }) })])
+      }))
+  })
+})
+
+describe("the Node host's reconcile worker (as hosts/http/main.ts runs it)", () => {
+  const WithWorker = ReconcileWorker("100 millis").pipe(
+    Layer.provide(Reconciler.Default.pipe(Layer.provide(Settlements.Default))),
+    Layer.provideMerge(ReconcilingApp())
+  )
+  layer(WithWorker, REAL_TIME)((it) => {
+    it.scoped("settles a timed-out sale on its own once it is older than the grace (2 × the 500 ms settle timeout, at least 5 s), through RPC outages", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-worker@example.com", hook)
+        chain.down = true
+        yield* Effect.sleep("1 second")
+        // Within the grace the worker leaves the sale alone: a purchase may still be waiting for its settle.
+        expect(chain.calls).toEqual([])
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        yield* Effect.sleep("4500 millis")
+        // Past it, the worker asks; the RPC is down, so the sale stays pending and the worker keeps going.
+        expect(chain.calls.length).toBeGreaterThan(0)
+        expect((yield* onlyLedgerSale(seller.accountId)).status).toBe("pending")
+        chain.down = false
+        let status = "pending"
+        for (let i = 0; i < 50 && status === "pending"; i++) {
+          yield* Effect.sleep("100 millis")
+          status = (yield* onlyLedgerSale(seller.accountId)).status
+        }
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }), { timeout: 30_000 })
+  })
+})
