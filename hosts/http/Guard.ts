@@ -1,6 +1,7 @@
 import { HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { loggablePath } from "./AccessLog.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
 
 /** Request bodies are JSON and at most 64 KiB (DECISIONS.md). */
@@ -132,7 +133,7 @@ const internal = () =>
 
 /**
  * Wraps the whole HTTP app: body checks before, problem+json shaping after, and an access log line that
- * never holds a query string (the sign-in page carries its token there).
+ * never holds a secret (see AccessLog: no query string, no receipt token).
  */
 export const guard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
@@ -152,6 +153,6 @@ export const guard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, 
           return Effect.as(Effect.logError("Unhandled failure", Cause.pretty(cause)), internal())
         })
       )
-    yield* Effect.logInfo(`${req.method} ${req.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+    yield* Effect.logInfo(`${req.method} ${loggablePath(req.url)} ${response.status} ${Date.now() - started}ms`)
     return response
   }) as HttpApp.Default<never, R>
