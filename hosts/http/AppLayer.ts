@@ -18,6 +18,7 @@ import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
 import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
+import { allowedMethodsOf } from "./RouteTable.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
@@ -85,7 +86,8 @@ export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.
  * the host has a front door (`npm start`), by the step that remembers the answers it may serve.
  */
 export const guardedApp = Effect.gen(function*() {
-  const app = guard(yield* HttpApiBuilder.httpApp)
+  const router = yield* HttpApiBuilder.Router.router
+  const app = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
   const door = yield* Effect.serviceOption(FrontDoor)
   return Option.isSome(door) ? rememberAnswers(app, door.value) : app
 })
