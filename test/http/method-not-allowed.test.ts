@@ -14,7 +14,7 @@ describe("wrong method on a known path", () => {
   layer(TestApp())((it) => {
     it.effect("PUT /repos, DELETE /r/x/y and POST /checkout/<id> are 405 with Allow", () =>
       Effect.gen(function*() {
-        const cases: Array<[method: "PUT" | "DELETE" | "POST" | "PATCH", path: string, allow: Array<string>]> = [
+        const cases: Array<[method: "GET" | "PUT" | "DELETE" | "POST" | "PATCH", path: string, allow: Array<string>]> = [
           ["PUT", "/repos", ["POST"]],
           ["DELETE", "/r/x/y", ["GET", "HEAD"]],
           ["POST", "/checkout/chk_abc", ["GET", "HEAD"]],
