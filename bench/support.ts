@@ -167,6 +167,8 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     ? { kind: "memory" as const, layer: Layer.empty as unknown as Database }
     : await chooseDatabase(options.maxConnections ?? 20)
   const config = ConfigProvider.fromMap(new Map([
+    // One loopback client drives the load: the per-client limit on public pages would measure 429s.
+    ["PUBLIC_PAGES_PER_MINUTE", "0"] as const,
     ...(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl] as const] : []),
     ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const])
   ]))
