@@ -28,7 +28,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       .addError(P.RateLimited)
       .addError(P.MailUnavailable)
       .annotate(OpenApi.Summary, "Email a sign-in link")
-      .annotate(OpenApi.Description, "Answers 202 for any well-formed email, whether or not an account exists. Links are single use and valid for 15 minutes. Limits: 5 per email and 20 per client address per hour.")
+      .annotate(OpenApi.Description, "Answers 202 for any well-formed email, whether or not an account exists. Links are single use and valid for 15 minutes. Limits: 20 requests per client address per hour (429 with Retry-After); at most 5 links are mailed per email per 15 minutes, whoever asks: past that the answer is still 202 and the links already mailed keep working.")
   )
   .add(
     HttpApiEndpoint.post("verify", "/auth/verify")
