@@ -3,6 +3,7 @@ import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { loggablePath } from "./AccessLog.js"
 import type { AllowedMethods } from "./RouteTable.js"
+import { databaseUnavailableProblem, isDatabaseUnavailable } from "./Unavailable.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
 
 /** Request bodies are JSON and at most 64 KiB (DECISIONS.md). */
@@ -159,6 +160,13 @@ export const guard = <E, R>(app: HttpApp.Default<E, R>, allowedMethods: AllowedM
             return Effect.succeed(allow.length === 0 || allow.includes(req.method) ? notFound() : methodNotAllowed(req.method, allow))
           }
           if (Cause.isInterruptedOnly(cause)) return Effect.succeed(internal())
+          if (isDatabaseUnavailable(cause)) {
+            const problem = databaseUnavailableProblem()
+            return Effect.as(
+              Effect.logWarning("Database did not answer in time: 503"),
+              problemResponse(problem, { "retry-after": String(problem.retry_after_seconds) })
+            )
+          }
           return Effect.as(Effect.logError("Unhandled failure", Cause.pretty(cause)), internal())
         })
       )
