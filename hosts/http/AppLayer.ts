@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../../domain/usecases/Accounts.js"
 import { Auth } from "../../domain/usecases/Auth.js"
@@ -27,6 +27,7 @@ import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { openApiDocument } from "./OpenApiDoc.js"
+import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
 import { PageSessions } from "./pages/Session.js"
 import { verifyPage } from "./pages/VerifyPage.js"
@@ -74,7 +75,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).
