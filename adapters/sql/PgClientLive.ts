@@ -41,11 +41,16 @@ const withTimeouts = (url: Redacted.Redacted, t: PgTimeouts): Redacted.Redacted 
   return Redacted.make(parsed.toString())
 }
 
-/** A PostgreSQL pool for the given connection string. */
-export const pgClientForUrl = (url: Redacted.Redacted, timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS) =>
+/** A PostgreSQL pool for the given connection string; `pool` sets the pool's size, idle time or name. */
+export const pgClientForUrl = (
+  url: Redacted.Redacted,
+  timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS,
+  pool: Pick<PgClient.PgClientConfig, "applicationName" | "maxConnections" | "idleTimeout"> = {}
+) =>
   PgClient.layer({
-    url: withTimeouts(url, timeouts),
     applicationName: APPLICATION_NAME,
+    ...pool,
+    url: withTimeouts(url, timeouts),
     ...(timeouts.connectTimeoutMs > 0 ? { connectTimeout: `${timeouts.connectTimeoutMs} millis` as const } : {})
   })
 
