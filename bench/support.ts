@@ -171,6 +171,8 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     // A benchmark never reads a public chain RPC.
     ["BASE_RPC_URL", "off"],
     ["SOLANA_RPC_URL", "off"],
+    // One loopback client drives the load: the per-client limit on public pages would measure 429s.
+    ["PUBLIC_PAGES_PER_MINUTE", "0"] as const,
     ...(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl] as const] : []),
     ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const])
   ]))

@@ -12,6 +12,12 @@ export class Outbox extends Context.Tag("ports/Outbox")<Outbox, {
   /** Pending events due at `now`, leased to the caller until `leaseUntil` so no other worker takes them. */
   readonly claimDue: (now: Date, limit: number, leaseUntil: Date) => Effect.Effect<ReadonlyArray<WebhookEvent>>
   readonly update: (event: WebhookEvent) => Effect.Effect<void>
+  /**
+   * Stores the outcome of an attempt on an event claimed with lease `leaseUntil`, only if the event is still
+   * pending under that lease. False, and nothing changed, when it was cancelled (the webhook removed),
+   * reset by a redelivery or claimed again meanwhile: a late outcome never overwrites a newer decision.
+   */
+  readonly recordAttempt: (event: WebhookEvent, leaseUntil: Date) => Effect.Effect<boolean>
   readonly findById: (id: EventId) => Effect.Effect<Option.Option<WebhookEvent>>
   readonly findBySale: (saleId: SaleId) => Effect.Effect<ReadonlyArray<WebhookEvent>>
   /** Marks the account's pending events cancelled (the webhook was removed). */

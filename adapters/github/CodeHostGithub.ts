@@ -20,6 +20,11 @@ import { clipUtf8, renderReadme } from "./ReadmeHtml.js"
 
 type Token = Option.Option<Redacted.Redacted<string>>
 
+/** A remembered "not found" in the answer cache. */
+class Missing {
+  constructor(readonly error: CodeHostError) {}
+}
+
 const enc = encodeURIComponent
 
 /**
@@ -36,22 +41,33 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
 
     /**
      * One cached GET: a fresh entry answers without a request; a stale one is revalidated (304 renews it);
-     * a new answer is decoded and stored. Failures are never cached.
+     * a new answer is decoded and stored. Failures are not cached, except, where `rememberMissing` says so,
+     * GitHub's "not found" (for `missingFreshMs`, never revalidated).
      */
     const cachedGet = <A>(
       route: string,
       params: Record<string, string | number>,
       options: GetOptions,
-      read: (answer: Extract<Answer, { _tag: "Ok" }>) => Effect.Effect<A, CodeHostError>
+      read: (answer: Extract<Answer, { _tag: "Ok" }>) => Effect.Effect<A, CodeHostError>,
+      rememberMissing = false
     ): Effect.Effect<A, CodeHostError> =>
       Effect.gen(function*() {
         const key = `${route} ${JSON.stringify(params)} ${options.accept ?? ""} ${credentialKey(options.token)}`
-        const entry = cache.get<A>(key)
-        if (entry !== undefined && cache.isFresh(entry, yield* Clock.currentTimeMillis)) return entry.value
-        const answer = yield* client.get(route, params, { ...options, etag: entry?.etag ?? null })
+        const entry = cache.get<A | Missing>(key)
+        if (entry !== undefined && cache.isFresh(entry, yield* Clock.currentTimeMillis)) {
+          return entry.value instanceof Missing ? yield* entry.value.error : entry.value
+        }
+        const answer = yield* client.get(route, params, { ...options, etag: entry?.value instanceof Missing ? null : entry?.etag ?? null }).pipe(
+          Effect.tapError((e) =>
+            rememberMissing && e.reason === "repo_not_found"
+              ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                Effect.sync(() => cache.set(key, null, new Missing(e), 64, now, tuning.missingFreshMs)))
+              : Effect.void
+          )
+        )
         const now = yield* Clock.currentTimeMillis
         if (answer._tag === "NotModified") {
-          if (entry !== undefined) {
+          if (entry !== undefined && !(entry.value instanceof Missing)) {
             cache.renew(key, now)
             return entry.value
           }
@@ -141,7 +157,9 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           Effect.map(decode(Schema.Array(RepoJson), "owner's repositories")(a.data), (repos) => ({
             repos,
             next: hasNextPage(a.headers["link"])
-          }))
+          })),
+        // Owner pages are public: a made-up name is asked of GitHub once per window, not once per view.
+        page === 1
       )
 
     /**

@@ -51,11 +51,12 @@ export class EtagCache {
     return nowMs < entry.freshUntil
   }
 
-  set<A>(key: string, etag: string | null, value: A, weight: number, nowMs: number): void {
+  /** Stores an answer, fresh for `freshMs` (the cache's own window unless given). */
+  set<A>(key: string, etag: string | null, value: A, weight: number, nowMs: number, freshMs: number = this.options.freshMs): void {
     this.delete(key)
     // An answer bigger than the whole budget is served but not kept.
     if (weight > this.options.maxWeight) return
-    this.entries.set(key, { etag, value, weight, freshUntil: nowMs + this.options.freshMs })
+    this.entries.set(key, { etag, value, weight, freshUntil: nowMs + freshMs })
     this.weight += weight
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.options.maxEntries && this.weight <= this.options.maxWeight) break

@@ -10,6 +10,11 @@ import { type Credential, type HostFailure, type Subject, toCodeHostError } from
 export interface GithubTuning {
   /** How long a cached answer is served without asking GitHub (then revalidated with If-None-Match). */
   readonly freshMs: number
+  /**
+   * How long GitHub's "no such owner" (404) is remembered: made-up names on public owner pages must not
+   * each cost a request against the server's shared quota. Outages and rate limits are never remembered.
+   */
+  readonly missingFreshMs: number
   readonly cacheMaxEntries: number
   /** Estimated bytes of cached answers. */
   readonly cacheMaxWeight: number
@@ -33,6 +38,7 @@ export interface GithubTuning {
 
 export const DEFAULT_TUNING: GithubTuning = {
   freshMs: 10 * 60_000,
+  missingFreshMs: 5 * 60_000,
   cacheMaxEntries: 2_000,
   cacheMaxWeight: 64 * 1024 * 1024,
   maxTreeEntries: 5_000,

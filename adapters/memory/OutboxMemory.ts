@@ -28,6 +28,13 @@ export const OutboxMemory = Layer.effect(Outbox, Effect.gen(function*() {
         })
       }),
     update: (event) => Effect.sync(() => void events.set(event.id, event)),
+    recordAttempt: (event, leaseUntil) =>
+      Effect.sync(() => {
+        const stored = events.get(event.id)
+        if (stored?.status !== "pending" || stored.nextAttemptAt.getTime() !== leaseUntil.getTime()) return false
+        events.set(event.id, event)
+        return true
+      }),
     findById: (id) => Effect.sync(() => Option.fromNullable(events.get(id))),
     findBySale: (saleId) => Effect.sync(() => [...events.values()].filter((e) => e.saleId === saleId)),
     cancelPending: (accountId) =>

@@ -1,5 +1,5 @@
 import { Config, Effect, Layer, Option, Redacted } from "effect"
-import { pgClientForUrl } from "./PgClientLive.js"
+import { pgClientForUrl, pgTimeoutsConfig } from "./PgClientLive.js"
 import { PgliteEmbeddedLive } from "./PgliteEmbedded.js"
 
 /**
@@ -8,11 +8,11 @@ import { PgliteEmbeddedLive } from "./PgliteEmbedded.js"
  */
 export const DatabaseLive = Layer.unwrapEffect(
   Effect.map(
-    Config.option(Config.redacted("DATABASE_URL")),
-    (url) =>
+    Config.all([Config.option(Config.redacted("DATABASE_URL")), pgTimeoutsConfig]),
+    ([url, timeouts]) =>
       Option.match(Option.filter(url, (value) => Redacted.value(value).trim() !== ""), {
         onNone: () => PgliteEmbeddedLive,
-        onSome: pgClientForUrl
+        onSome: (value) => pgClientForUrl(value, timeouts)
       })
   )
 )

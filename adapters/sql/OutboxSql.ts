@@ -39,6 +39,14 @@ export const OutboxSql = Layer.effect(
       Request: WebhookEventFromRow,
       execute: (row) => sql`UPDATE webhook_events SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
     })
+    // The same update, only while the row is still pending under the caller's lease (see the port).
+    const recordAttempt = SqlSchema.findAll({
+      Request: Schema.Struct({ event: WebhookEventFromRow, leaseUntil: TimestampColumn }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ event, leaseUntil }) =>
+        sql`UPDATE webhook_events SET ${sql.update(event, ["id"])}
+            WHERE id = ${event.id} AND status = 'pending' AND next_attempt_at = ${leaseUntil} RETURNING id`
+    })
     const findById = SqlSchema.findOne({
       Request: EventId,
       Result: WebhookEventFromRow,
@@ -62,6 +70,8 @@ export const OutboxSql = Layer.effect(
       claimDue: (now, limit, leaseUntil) =>
         claimDue({ now, limit: Math.max(0, Math.floor(limit)), leaseUntil }).pipe(Effect.orDie),
       update: (event) => update(event).pipe(Effect.orDie),
+      recordAttempt: (event, leaseUntil) =>
+        recordAttempt({ event, leaseUntil }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findBySale: (saleId) => findBySale(saleId).pipe(Effect.orDie),
       cancelPending: (accountId) => cancelPending(accountId).pipe(Effect.map((rows) => rows.length), Effect.orDie)

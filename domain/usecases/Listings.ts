@@ -127,20 +127,27 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
       return { listing, checkout: buildCheckout(listing, prepared.checkoutId, at) }
     }
 
-    const applyTerms = (base: Listing, terms: Terms, account: Account | null, info: RepoInfo | null, at: Date) =>
-      Effect.map(prepareTerms(base, terms, info), (prepared) => buildTerms(base, prepared, terms, account, info, at))
+    /**
+     * The account's default wallets as committed now. Called inside the transaction that saves a listing
+     * (after its row is locked or before it is inserted), so a wallet change committed meanwhile is not lost:
+     * `Accounts` fills listings lacking a chain under the same row locks. A plain read, not a lock: the
+     * account patch locks the account before the listings, and taking them in the other order could deadlock.
+     */
+    const currentAccount = (account: Account | null) =>
+      account === null ? Effect.succeed(null) : Effect.map(accounts.findById(account.id), Option.getOrNull)
 
     /**
-     * Saves changed terms on an existing listing. Inside one transaction the row is locked and re-read and the
-     * request's patches are applied to it, so a concurrent edit of other fields is kept; the checkout current
-     * at that moment is voided so stale links stop selling. None when the listing is no longer live.
+     * Saves changed terms on an existing listing. Inside one transaction the row is locked and re-read, the
+     * account's defaults are read, and the request's patches are applied to them, so a concurrent edit of
+     * other fields or of the account's wallets is kept; the checkout current at that moment is voided so
+     * stale links stop selling. None when the listing is no longer live.
      */
     const saveTerms = (current: Listing, terms: Terms, account: Account | null, info: RepoInfo | null, at: Date) =>
       Effect.flatMap(prepareTerms(current, terms, info), (prepared) =>
         tx.withTransaction(Effect.gen(function*() {
           const fresh = Option.filter(yield* store.findByIdForUpdate(current.id), (l) => l.isLive)
           if (Option.isNone(fresh)) return Option.none<Listing>()
-          const { checkout, listing } = buildTerms(fresh.value, prepared, terms, account, info, at)
+          const { checkout, listing } = buildTerms(fresh.value, prepared, terms, yield* currentAccount(account), info, at)
           yield* store.update(listing)
           yield* store.voidCheckout(fresh.value.checkoutId, at)
           yield* store.insertCheckout(checkout)
@@ -211,8 +218,9 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         updatedAt: at,
         takenDownAt: null
       })
-      const { listing, checkout } = yield* applyTerms(blank, terms, account, info, at)
-      yield* tx.withTransaction(Effect.gen(function*() {
+      const prepared = yield* prepareTerms(blank, terms, info)
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const { listing, checkout } = buildTerms(blank, prepared, terms, yield* currentAccount(account), info, at)
         // Proven control of the repo through the code-host connection takes the listing over.
         if (Option.isSome(existing)) {
           yield* store.update(takeDown(existing.value, at))
@@ -220,11 +228,11 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         }
         yield* store.insert(listing)
         yield* store.insertCheckout(checkout)
+        return listing
       })).pipe(
         Effect.catchTag("LiveListingExists", () =>
           new AlreadyListed({ repo: info.ref.slug, detail: `${info.ref.slug} is already listed by another party.` }))
       )
-      return listing
     })
 
     /** The live listing the principal owns, or the reason they cannot touch it. */

@@ -34,11 +34,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
     const sender = yield* WebhookSender
     const box = yield* SecretBox
 
-    const attempt = Effect.fnUntraced(function*(event: WebhookEvent) {
+    /**
+     * One attempt on an event claimed under `leaseUntil`. Its outcome is recorded only if the event is still
+     * ours (`recordAttempt`): removing the webhook, or asking for a redelivery, while the POST is in flight
+     * wins over the late outcome, so a cancelled event stays cancelled and is never sent again.
+     */
+    const attempt = Effect.fnUntraced(function*(event: WebhookEvent, leaseUntil: Date) {
+      const record = (outcome: WebhookEvent) => Effect.asVoid(outbox.recordAttempt(outcome, leaseUntil))
       const account = Option.getOrNull(yield* accounts.findById(event.accountId))
       if (account?.webhookUrl == null || account.webhookSecret === null) {
         // The webhook was removed after this event was queued.
-        return yield* outbox.update(new WebhookEvent({ ...event, status: "cancelled" }))
+        return yield* record(new WebhookEvent({ ...event, status: "cancelled" }))
       }
       const secret = yield* box.open(account.webhookSecret, webhookSecretAad(account)).pipe(Effect.orDie)
       const started = yield* now
@@ -53,11 +59,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
       const first = event.firstAttemptAt ?? started
       const attempts = event.attempts + 1
       if (result._tag === "Right" && isDelivered(result.right.status)) {
-        return yield* outbox.update(new WebhookEvent({ ...event, status: "delivered", attempts, firstAttemptAt: first, lastError: null }))
+        return yield* record(new WebhookEvent({ ...event, status: "delivered", attempts, firstAttemptAt: first, lastError: null }))
       }
       const lastError = result._tag === "Right" ? `HTTP ${result.right.status}` : `${result.left.reason}: ${result.left.message}`
       const next = nextAttemptAt(first, attempts, at)
-      yield* outbox.update(new WebhookEvent({
+      yield* record(new WebhookEvent({
         ...event,
         attempts,
         firstAttemptAt: first,
@@ -70,8 +76,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
     /** One pass: claims what is due and delivers it. Returns how many events were attempted. */
     const deliverDue = Effect.fn("Webhooks.deliverDue")(function*() {
       const at = yield* now
-      const due = yield* outbox.claimDue(at, BATCH, new Date(at.getTime() + LEASE_MS))
-      yield* Effect.forEach(due, attempt, { concurrency: "unbounded", discard: true })
+      const leaseUntil = new Date(at.getTime() + LEASE_MS)
+      const due = yield* outbox.claimDue(at, BATCH, leaseUntil)
+      yield* Effect.forEach(due, (event) => attempt(event, leaseUntil), { concurrency: "unbounded", discard: true })
       return due.length
     })
 

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../../domain/usecases/Accounts.js"
 import { Auth } from "../../domain/usecases/Auth.js"
@@ -21,6 +21,7 @@ import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
 import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
+import { allowedMethodsOf } from "./RouteTable.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
@@ -29,6 +30,7 @@ import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { openApiDocument } from "./OpenApiDoc.js"
+import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
 import { PageSessions } from "./pages/Session.js"
 import { verifyPage } from "./pages/VerifyPage.js"
@@ -78,7 +80,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.layer({ path: "/docs" })).pipe(
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).
@@ -90,7 +92,8 @@ export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, HttpApiScalar.
  * the host has a front door (`npm start`), by the step that remembers the answers it may serve.
  */
 export const guardedApp = Effect.gen(function*() {
-  const app = guard(yield* HttpApiBuilder.httpApp)
+  const router = yield* HttpApiBuilder.Router.router
+  const app = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
   const door = yield* Effect.serviceOption(FrontDoor)
   return Option.isSome(door) ? rememberAnswers(app, door.value) : app
 })

@@ -6,6 +6,7 @@ import { Config, Context, Effect, FiberRef, Layer, Option, Runtime } from "effec
 import { AccountStore } from "../../ports/AccountStore.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { Transactor } from "../../ports/Transactor.js"
+import { loggablePath } from "./AccessLog.js"
 import { prefersHtml } from "./pages/Negotiation.js"
 
 /*
@@ -126,7 +127,7 @@ export const makeFrontDoor = (options: FrontDoorOptions): FrontDoorCache => {
     hits++
     res.writeHead(entry.status, entry.headers)
     res.end(entry.body)
-    options.log?.(`${req.method} ${req.url} ${entry.status} 0ms (front door)`)
+    options.log?.(`${req.method} ${loggablePath(req.url ?? "")} ${entry.status} 0ms (front door)`)
     return true
   }
 

@@ -1,6 +1,9 @@
 import { HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { loggablePath } from "./AccessLog.js"
+import type { AllowedMethods } from "./RouteTable.js"
+import { databaseUnavailableProblem, isDatabaseUnavailable } from "./Unavailable.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
 
 /** Request bodies are JSON and at most 64 KiB (DECISIONS.md). */
@@ -127,14 +130,19 @@ const finish = (response: HttpServerResponse.HttpServerResponse) => {
 }
 
 const notFound = () => problemResponse(problemBody(404, "not_found", "Not found", "No such page or endpoint."))
+const methodNotAllowed = (method: string, allow: ReadonlyArray<string>) =>
+  problemResponse(
+    problemBody(405, "method_not_allowed", "Method not allowed", `${method} is not allowed here; this path takes ${allow.join(", ")}.`),
+    { allow: allow.join(", ") }
+  )
 const internal = () =>
   problemResponse(problemBody(500, "internal_error", "Internal error", "Something went wrong on our side; nothing was changed by this request."))
 
 /**
  * Wraps the whole HTTP app: body checks before, problem+json shaping after, and an access log line that
- * never holds a query string (the sign-in page carries its token there).
+ * never holds a secret (see AccessLog: no query string, no receipt token).
  */
-export const guard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+export const guard = <E, R>(app: HttpApp.Default<E, R>, allowedMethods: AllowedMethods = () => []): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
     const req = yield* HttpServerRequest.HttpServerRequest
     const started = Date.now()
@@ -146,12 +154,22 @@ export const guard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, 
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && (failure.value as { _tag?: string })?._tag === "RouteNotFound") {
-            return Effect.succeed(notFound())
+            // A known path asked with another method is 405 with Allow; an unknown path is 404 (so is a path
+            // whose method is allowed but that the router still refused, e.g. a parameter it cannot decode).
+            const allow = allowedMethods(req.url)
+            return Effect.succeed(allow.length === 0 || allow.includes(req.method) ? notFound() : methodNotAllowed(req.method, allow))
           }
           if (Cause.isInterruptedOnly(cause)) return Effect.succeed(internal())
+          if (isDatabaseUnavailable(cause)) {
+            const problem = databaseUnavailableProblem()
+            return Effect.as(
+              Effect.logWarning("Database did not answer in time: 503"),
+              problemResponse(problem, { "retry-after": String(problem.retry_after_seconds) })
+            )
+          }
           return Effect.as(Effect.logError("Unhandled failure", Cause.pretty(cause)), internal())
         })
       )
-    yield* Effect.logInfo(`${req.method} ${req.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+    yield* Effect.logInfo(`${req.method} ${loggablePath(req.url)} ${response.status} ${Date.now() - started}ms`)
     return response
   }) as HttpApp.Default<never, R>

@@ -1,4 +1,3 @@
-import { PgClient } from "@effect/sql-pg"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
@@ -10,6 +9,7 @@ import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
 import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
+import { pgClientForUrl, pgTimeoutsConfig } from "../../adapters/sql/PgClientLive.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { SecretBox } from "../../ports/SecretBox.js"
@@ -46,14 +46,19 @@ export const checkLambdaSettings: Effect.Effect<void, ConfigError.ConfigError> =
  */
 export const LAMBDA_POOL_SIZE = 4
 
-/** PostgreSQL from `DATABASE_URL` (read as a secret: it may hold a password). */
-export const DatabaseFromUrl = PgClient.layerConfig({
-  url: Config.redacted("DATABASE_URL"),
-  applicationName: Config.succeed("repomarket-lambda"),
-  maxConnections: Config.succeed(LAMBDA_POOL_SIZE),
-  // Frozen instances keep idle sockets the server may have dropped; let them go early.
-  idleTimeout: Config.succeed(Duration.seconds(60))
-})
+/**
+ * PostgreSQL from `DATABASE_URL` (read as a secret: it may hold a password), with the statement and connect
+ * timeouts of the Node host (`DATABASE_STATEMENT_TIMEOUT_MS`, `DATABASE_CONNECT_TIMEOUT_MS`).
+ */
+export const DatabaseFromUrl = Layer.unwrapEffect(
+  Effect.map(Config.all([Config.redacted("DATABASE_URL"), pgTimeoutsConfig]), ([url, timeouts]) =>
+    pgClientForUrl(url, timeouts, {
+      applicationName: "repomarket-lambda",
+      maxConnections: LAMBDA_POOL_SIZE,
+      // Frozen instances keep idle sockets the server may have dropped; let them go early.
+      idleTimeout: Duration.seconds(60)
+    }))
+)
 
 /** AES-256-GCM keys from `SECRET_KEYS` only (every instance must seal and open with the same keys). */
 export const SecretBoxFromKeys = Layer.effect(

@@ -88,6 +88,33 @@ export const OutboxContract = (it: ContractIt<Outbox | Transactor>, backend: Bac
       }))
     })
 
+    it.effect("records an attempt's outcome only while the event is pending under the caller's lease", () => {
+      const accountId = AccountId.make(`acct_${unique()}`)
+      return isolated(accountId, Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const now = at("2030-02-15T00:00:00.000Z")
+        const lease = minutes(now, 1)
+        const kept = anEvent({ accountId, nextAttemptAt: minutes(now, -1) })
+        const cancelled = anEvent({ accountId, nextAttemptAt: minutes(now, -2) })
+        yield* outbox.enqueue(kept)
+        yield* outbox.enqueue(cancelled)
+        expect(ids(yield* outbox.claimDue(now, 10, lease)).sort()).toStrictEqual(ids([kept, cancelled]).sort())
+        const retry = (e: WebhookEvent) =>
+          new WebhookEvent({ ...e, attempts: 1, lastError: "HTTP 500", firstAttemptAt: now, nextAttemptAt: minutes(now, 2) })
+
+        // Under its lease: recorded.
+        expect(yield* outbox.recordAttempt(retry(kept), lease)).toBe(true)
+        expect(yield* outbox.findById(kept.id)).toStrictEqual(Option.some(retry(kept)))
+        // Cancelled while in flight (the webhook removed): the late outcome changes nothing.
+        yield* outbox.update(new WebhookEvent({ ...cancelled, status: "cancelled", nextAttemptAt: lease }))
+        expect(yield* outbox.recordAttempt(retry(cancelled), lease)).toBe(false)
+        expect(Option.getOrThrow(yield* outbox.findById(cancelled.id)).status).toBe("cancelled")
+        // A lease that is not the current one (claimed again, or reset by a redelivery): nothing changes.
+        expect(yield* outbox.recordAttempt(new WebhookEvent({ ...kept, status: "delivered" }), lease)).toBe(false)
+        expect(yield* outbox.findById(kept.id)).toStrictEqual(Option.some(retry(kept)))
+      }))
+    })
+
     it.effect("cancels only the account's pending events and counts them", () => {
       const accountId = AccountId.make(`acct_${unique()}`)
       const otherAccount = AccountId.make(`acct_${unique()}`)

@@ -132,8 +132,14 @@ const threeState = <A>(body: Record<string, string>, field: string, before: A, c
 
 const sameAddress = (a: string | null, b: string | null) => (a === null || b === null ? a === b : a.toLowerCase() === b.toLowerCase())
 
+/**
+ * The state checks read the public pages hundreds of times within one (test-clock) minute from one address:
+ * the per-client page limit (PUBLIC_PAGES_PER_MINUTE, tested in public-pages-limit.test.ts) is off here.
+ */
+const UNLIMITED_PAGES = { config: { PUBLIC_PAGES_PER_MINUTE: "0" } }
+
 describe("generated bodies", () => {
-  layer(SeededApp({ email: "fuzz-create@example.com", keys: 6 }))((it) => {
+  layer(SeededApp({ email: "fuzz-create@example.com", keys: 6, app: UNLIMITED_PAGES }))((it) => {
     it.effect("POST /repos (anonymous): never 5xx; refused bodies change nothing; listings made are anonymous", () =>
       Effect.gen(function*() {
         const endpoint = endpointOf("POST /repos")
@@ -178,7 +184,7 @@ describe("generated bodies", () => {
       }), 60_000)
   })
 
-  layer(SeededApp({ email: "fuzz-patch-listing@example.com", keys: 6 }))((it) => {
+  layer(SeededApp({ email: "fuzz-patch-listing@example.com", keys: 6, app: UNLIMITED_PAGES }))((it) => {
     it.effect("PATCH /repos/:owner/:repo: never 5xx; refused bodies change nothing; accepted ones change only sent fields", () =>
       Effect.gen(function*() {
         const endpoint = endpointOf("PATCH /repos/:owner/:repo")
@@ -222,7 +228,7 @@ describe("generated bodies", () => {
       }), 60_000)
   })
 
-  layer(SeededApp({ email: "fuzz-account@example.com", keys: 6 }))((it) => {
+  layer(SeededApp({ email: "fuzz-account@example.com", keys: 6, app: UNLIMITED_PAGES }))((it) => {
     it.effect("PATCH /my/account: never 5xx; refused bodies change nothing; accepted ones follow the three-state contract", () =>
       Effect.gen(function*() {
         const endpoint = endpointOf("PATCH /my/account")
@@ -266,7 +272,7 @@ describe("generated bodies", () => {
       }), 60_000)
   })
 
-  layer(SeededApp({ email: "fuzz-auth@example.com", keys: 2 }))((it) => {
+  layer(SeededApp({ email: "fuzz-auth@example.com", keys: 2, app: UNLIMITED_PAGES }))((it) => {
     it.effect("POST /auth/magic-link: never 5xx; mail goes out exactly for a 202", () =>
       Effect.gen(function*() {
         const endpoint = endpointOf("POST /auth/magic-link")

@@ -70,7 +70,6 @@ const UNKNOWN_ROUTES: ReadonlyArray<[string, string]> = [
   ["GET", "/admin"],
   ["GET", "/.env"],
   ["GET", "/%2e%2e/%2e%2e/etc/passwd"],
-  ["GET", "/repos"],
   ["GET", "/my/keys/x/y"],
   ["POST", "/nope"],
   ["DELETE", "/nope"]
@@ -79,6 +78,7 @@ const UNKNOWN_ROUTES: ReadonlyArray<[string, string]> = [
 /** Known paths with a method they do not serve: 404 (or 405) problem+json. */
 const WRONG_METHODS: ReadonlyArray<[string, string]> = [
   ["PUT", "/repos"],
+  ["GET", "/repos"],
   ["DELETE", "/my/account"],
   ["PUT", "/my/keys"],
   ["POST", "/r/octo-org"],
@@ -132,7 +132,8 @@ describe("odd paths", () => {
         for (const path of paths) {
           for (const method of ["PATCH", "DELETE"]) {
             const reply = yield* raw({ method, path, headers: auth, ...(method === "PATCH" ? { body } : {}) })
-            expect([400, 403, 404], `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`).toContain(reply.status)
+            // `/repos//` is `/repos` to the router (duplicate and trailing slashes ignored): 405, as PATCH /repos.
+            expect([400, 403, 404, 405], `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`).toContain(reply.status)
             expectProblem(reply)
           }
         }

@@ -73,8 +73,8 @@ describe("browser sign-in: the emailed link's form sets the session cookie", () 
           expectPage(reply, 403)
           expect(reply.headers["set-cookie"]).toBeUndefined()
         }
-        // The page's no-referrer policy makes a browser send `Origin: null` with Sec-Fetch-Site: same-origin.
-        const ok = yield* formPost("/auth/verify", { token }, undefined, { origin: "null", "sec-fetch-site": "same-origin" })
+        // The page's strict-origin referrer policy lets a browser send our origin (Origin: null is refused).
+        const ok = yield* formPost("/auth/verify", { token }, undefined, { origin: BASE_URL, "sec-fetch-site": "same-origin" })
         expectSeeOther(ok, "/dashboard")
       }))
 

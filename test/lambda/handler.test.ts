@@ -2,7 +2,7 @@ import { gunzipSync } from "node:zlib"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SentMail } from "../../adapters/memory/MailerMemory.js"
-import { BASE_WALLET } from "../support/app.js"
+import { BASE_URL, BASE_WALLET } from "../support/app.js"
 import { expectTestGoods, REAL_TIME, WIDGET_FILENAME } from "../support/purchase.js"
 import {
   type Answer,
@@ -182,11 +182,12 @@ describe("Lambda handler: cookies end to end (the browser sign-in)", () => {
         const mail = Option.getOrThrow(yield* Effect.flatMap(SentMail, (m) => m.last))
         const token = decodeURIComponent(/[?&]token=([^\s&]+)/.exec(mail.text)![1]!)
 
-        // The emailed link's page posts its form: urlencoded, HTML accepted, same-origin (Origin: null).
+        // The emailed link's page posts its form: urlencoded, HTML accepted, same-origin (its strict-origin
+        // referrer policy makes the browser name our origin; Origin: null is refused, issue 12 #9).
         const verified = yield* invoke(httpEvent("POST", "/auth/verify", {
           kind: "function-url",
           raw: new URLSearchParams({ token }).toString(),
-          headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", "sec-fetch-site": "same-origin", origin: "null" }
+          headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", "sec-fetch-site": "same-origin", origin: BASE_URL }
         }))
         expect(verified.statusCode, verified.body).toBe(303)
         expect(Object.keys(verified.headers)).not.toContain("set-cookie")

@@ -94,7 +94,12 @@ export const testPorts = (options: TestAppOptions = {}) => {
  * limiter and server, while `CodeHostMemoryControl` then controls a code host the server does not use.
  */
 export const TestApp = (options: TestAppOptions & { readonly responseCacheMs?: number } = {}) =>
-  HttpLive.pipe(Layer.provideMerge(testPorts(options)), Layer.provideMerge(ServedAsNpmStart(options.responseCacheMs)))
+  HttpLive.pipe(
+    // The app's own settings (e.g. PUBLIC_PAGES_PER_MINUTE) come from the same map as the adapters'.
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {}))))),
+    Layer.provideMerge(testPorts(options)),
+    Layer.provideMerge(ServedAsNpmStart(options.responseCacheMs))
+  )
 
 /**
  * The serving half of `TestApp`: a real Node server on a random loopback port behind the front door (as

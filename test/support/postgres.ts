@@ -44,19 +44,22 @@ export const postgresProblem = async (): Promise<string | undefined> => {
   return [failure.message, failure.cause?.message].filter((m) => typeof m === "string" && m !== "").join(": ")
 }
 
+/** The URL of a fresh database `repomarket_test_<random>`, dropped (with its connections) when the scope closes. */
+export const postgresTestDatabaseUrl = Effect.gen(function*() {
+  const name = `repomarket_test_${randomBytes(6).toString("hex")}`
+  yield* Effect.acquireRelease(
+    admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`)),
+    () =>
+      admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`Could not drop test database ${name}`, error))
+      )
+  )
+  return urlFor(name)
+})
+
 /** A fresh database `repomarket_test_<random>`, dropped (with its connections) when the layer is released. */
 export const postgresTestDatabase = (): TestDatabase =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    const name = `repomarket_test_${randomBytes(6).toString("hex")}`
-    yield* Effect.acquireRelease(
-      admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`)),
-      () =>
-        admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).pipe(
-          Effect.catchAll((error) => Effect.logWarning(`Could not drop test database ${name}`, error))
-        )
-    )
-    return PgClient.layer({ url: Redacted.make(urlFor(name)), maxConnections: 20 })
-  }))
+  Layer.unwrapScoped(Effect.map(postgresTestDatabaseUrl, (url) => PgClient.layer({ url: Redacted.make(url), maxConnections: 20 })))
 
 /**
  * Registers `register`'s tests in a `describe` block when PostgreSQL is reachable. Otherwise prints why and

@@ -1,6 +1,8 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Config, Effect } from "effect"
+import { RateLimited } from "../../../domain/Errors.js"
 import { Storefront } from "../../../domain/usecases/Storefront.js"
+import { RateLimiter } from "../../../ports/RateLimiter.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { Api } from "../Api.js"
 import { problemOf, problemPage } from "../pages/ErrorPage.js"
@@ -9,6 +11,7 @@ import { prefersHtml } from "../pages/Negotiation.js"
 import { ownerPageHtml } from "../pages/OwnerPage.js"
 import { repoPageHtml } from "../pages/RepoPage.js"
 import { ownerPageView, repoPageView } from "../Views.js"
+import { clientAddress } from "./ClientAddress.js"
 
 /** Caches must keep the JSON and the HTML of one URL apart. */
 const varyAccept = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "vary", "Accept")))
@@ -17,16 +20,34 @@ const wantsHtml = Effect.map(HttpServerRequest.HttpServerRequest, (req) => prefe
 
 const back = html`<p>Nothing is for sale at this address, or it was taken down. Sellers: <a href="/signin">sign in</a> to list a repository.</p>`
 
+/**
+ * `PUBLIC_PAGES_PER_MINUTE` (default 120; 0 turns the limit off): the public pages cost calls to the code
+ * host (an owner's index, a listing's preview) paid from the server's shared quota, so each client address
+ * may ask for this many a minute. Answers the front door serves from memory cost nothing and are not counted.
+ */
+export const publicPagesPerMinute = Config.integer("PUBLIC_PAGES_PER_MINUTE").pipe(
+  Config.withDefault(120),
+  Config.validate({ message: "PUBLIC_PAGES_PER_MINUTE must be a whole number from 0 to 1000000", validation: (n) => n >= 0 && n <= 1_000_000 })
+)
+
 export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
   Effect.gen(function*() {
     const storefront = yield* Storefront
     const { baseUrl } = yield* PublicOrigin
+    const limiter = yield* RateLimiter
+    const perMinute = yield* publicPagesPerMinute
+    /** One public page for the caller's address, counted before anything is asked of the code host. */
+    const countPage = Effect.flatMap(clientAddress, (client) =>
+      perMinute === 0 ? Effect.void : limiter.consume(`public-pages:client:${client}`, perMinute, 60_000).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many page views from this address; try again shortly." }))
+      ))
     return handlers
       .handle("ownerPage", ({ path }) =>
         Effect.gen(function*() {
           yield* varyAccept
-          if (!(yield* wantsHtml)) return yield* Effect.map(storefront.ownerPage(path.owner), (p) => ownerPageView(p, baseUrl))
-          return yield* storefront.ownerPage(path.owner).pipe(
+          const page = Effect.zipRight(countPage, storefront.ownerPage(path.owner))
+          if (!(yield* wantsHtml)) return yield* Effect.map(page, (p) => ownerPageView(p, baseUrl))
+          return yield* page.pipe(
             Effect.map((p) => ownerPageHtml(p, baseUrl)),
             Effect.catchAll((e) => Effect.succeed(problemPage(problemOf(e), back)))
           )
@@ -34,8 +55,9 @@ export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
       .handle("repoPage", ({ path }) =>
         Effect.gen(function*() {
           yield* varyAccept
-          if (!(yield* wantsHtml)) return yield* Effect.map(storefront.repoPage(path.owner, path.repo), (p) => repoPageView(p, baseUrl))
-          return yield* storefront.repoPage(path.owner, path.repo).pipe(
+          const page = Effect.zipRight(countPage, storefront.repoPage(path.owner, path.repo))
+          if (!(yield* wantsHtml)) return yield* Effect.map(page, (p) => repoPageView(p, baseUrl))
+          return yield* page.pipe(
             Effect.map((p) => repoPageHtml(p, baseUrl)),
             Effect.catchAll((e) => Effect.succeed(problemPage(problemOf(e), back)))
           )

@@ -93,8 +93,11 @@ export interface PageResponseOptions {
   readonly nonce?: string | undefined
   /** Public pages are the same for everyone; anything with a session or a token in it is never stored. */
   readonly cache?: "no-store" | "no-cache"
-  /** `no-referrer` where the URL holds a token (the sign-in link), else only our own origin sees it. */
-  readonly referrer?: "no-referrer" | "same-origin"
+  /**
+   * `strict-origin` where the URL holds a token (the sign-in link): only the origin ever leaves, and the
+   * browser still names it in `Origin`. Else `same-origin`: only our own origin sees the URL.
+   */
+  readonly referrer?: "no-referrer" | "strict-origin" | "same-origin"
   readonly headers?: Record<string, string>
   /**
    * Origins a form on the page may end up at besides ours: browsers apply `form-action` to the redirects a

@@ -2,14 +2,22 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { copyJs, siteCss } from "./Assets.js"
 import { dashboardRoutes } from "./DashboardRoutes.js"
-import { internalErrorPage } from "./ErrorPage.js"
+import { internalErrorPage, problemPage } from "./ErrorPage.js"
 import { hostConnectionRoutes } from "./HostConnectionPages.js"
+import { databaseUnavailableProblem, isDatabaseUnavailable } from "../Unavailable.js"
+import { html } from "./Html.js"
 import { signInRoutes } from "./SignInPage.js"
 
-/** A page never answers with a trace: an unexpected failure is logged and shown as a plain 500 page. */
+/**
+ * A page never answers with a trace: a database that did not answer in time is a 503 page with Retry-After;
+ * any other unexpected failure is logged and shown as a plain 500 page.
+ */
 const safely = <E, R>(page: Effect.Effect<import("@effect/platform").HttpServerResponse.HttpServerResponse, E, R>) =>
   page.pipe(
-    Effect.catchAllCause((cause) => Effect.as(Effect.logError("Page failed", cause), internalErrorPage()))
+    Effect.catchAllCause((cause) =>
+      isDatabaseUnavailable(cause)
+        ? Effect.succeed(problemPage(databaseUnavailableProblem(), html`<p>Try again in a moment.</p>`))
+        : Effect.as(Effect.logError("Page failed", cause), internalErrorPage()))
   )
 
 /**

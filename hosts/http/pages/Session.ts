@@ -57,16 +57,17 @@ export class PageSessions extends Effect.Service<PageSessions>()("http/PageSessi
     const csrfToken = (p: Principal) => box.mac(csrfMessage(p))
 
     /**
-     * Whether the request comes from our own pages as far as the browser says. Non-browser clients send
-     * neither header; they still need the CSRF token on forms that change state. `allowOpaqueOrigin` is for
-     * the sign-in link's page, whose no-referrer policy makes the browser send `Origin: null`.
+     * Whether the request comes from our own pages as far as the browser says: `Sec-Fetch-Site`, when sent,
+     * is `same-origin`, and `Origin`, when sent, is exactly BASE_URL's. `Origin: null` (a sandboxed frame,
+     * a data: page, a cross-origin redirect) is refused like any foreign origin, also by browsers that send
+     * no Sec-Fetch-Site. Non-browser clients send neither header; forms that change a session's state still
+     * need its CSRF token, and the sign-in link's form has the link's single-use token.
      */
-    const fromOurPages = (req: HttpServerRequest.HttpServerRequest, allowOpaqueOrigin = false) => {
+    const fromOurPages = (req: HttpServerRequest.HttpServerRequest) => {
       const site = req.headers["sec-fetch-site"]
       if (site !== undefined && site !== "same-origin") return false
       const from = req.headers["origin"]
-      if (from === undefined || from === origin) return true
-      return allowOpaqueOrigin && from === "null"
+      return from === undefined || from === origin
     }
 
     /** A form POST from our own dashboard, for this session. */

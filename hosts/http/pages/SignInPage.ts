@@ -87,15 +87,16 @@ export const signInRoutes = Effect.gen(function*() {
 
 /**
  * `POST /auth/verify` from the emailed link's page, in a browser: the session goes into the cookie and the
- * seller lands on the dashboard (303). The page's no-referrer policy makes the browser send `Origin: null`,
- * so only `Sec-Fetch-Site` can tell a cross-site post (login CSRF) apart; a refused one leaves the token unused.
+ * seller lands on the dashboard (303). The page's `strict-origin` referrer policy lets the browser send our
+ * origin (never the URL), so a post from anywhere else, `Origin: null` included, is refused as login CSRF;
+ * a refused one leaves the token unused.
  */
 export const verifyInBrowser = (token: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
     const auth = yield* Auth
     const sessions = yield* PageSessions
     const req = yield* HttpServerRequest.HttpServerRequest
-    if (!sessions.fromOurPages(req, true)) return crossSite()
+    if (!sessions.fromOurPages(req)) return crossSite()
     return yield* auth.verify(token).pipe(
       Effect.map((s) => sessions.withSession(see("/dashboard"), s.accessToken)),
       Effect.catchAll((e) =>

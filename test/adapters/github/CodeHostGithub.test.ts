@@ -296,4 +296,33 @@ describe("CodeHostGithub: owner index", () => {
       const e = yield* failureOf(Effect.flatMap(CodeHost, (h) => h.ownerRepos("no-such-owner")))
       expect(e.reason).toBe("repo_not_found")
     }))
+
+  // Issue 12, finding 5: made-up owner names must not drain the server's shared GitHub quota.
+  it.effect("an unknown owner is remembered for 5 minutes: asking again costs GitHub nothing until then", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      for (let i = 0; i < 5; i++) {
+        const e = yield* Effect.flip(host.ownerRepos("No-Such-Owner"))
+        expect(e.reason).toBe("repo_not_found")
+      }
+      expect(gh.calls).toHaveLength(1)
+      yield* TestClock.adjust("4 minutes")
+      expect((yield* Effect.flip(host.ownerRepos("no-such-owner"))).reason).toBe("repo_not_found")
+      expect(gh.calls).toHaveLength(1)
+      // Once the window has passed, GitHub is asked again (the owner may exist by now).
+      yield* TestClock.adjust("2 minutes")
+      gh.put({ owner: "no-such-owner", name: "first", sha: HEAD })
+      expect((yield* host.ownerRepos("no-such-owner")).map((r) => r.ref.slug)).toEqual(["no-such-owner/first"])
+      expect(gh.calls).toHaveLength(2)
+    })))
+
+  it.effect("an outage is not remembered as a missing owner", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      gh.server.use(http.get(`${API}/users/:owner/repos`, () => new HttpResponse(null, { status: 503 }), { once: false }))
+      expect((yield* Effect.flip(host.ownerRepos("flaky"))).reason).toBe("unavailable")
+      gh.server.resetHandlers()
+      gh.put({ owner: "flaky", name: "thing", sha: HEAD })
+      expect((yield* host.ownerRepos("flaky")).map((r) => r.ref.slug)).toEqual(["flaky/thing"])
+    })))
 })

@@ -1,0 +1,81 @@
+/*
+ * Issue 12, finding 13(a): a database that stops answering (here: a table held under an exclusive lock by
+ * another connection, so every statement on it waits) must cost a request at most the statement timeout
+ * (`DATABASE_STATEMENT_TIMEOUT_MS`) and answer 503 problem+json with Retry-After, never hang or 500.
+ * Real PostgreSQL (TEST_DATABASE_URL), through DatabaseLive as `npm start` builds it from its settings.
+ */
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
+import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
+import { StorageSql } from "../../adapters/sql/SqlLive.js"
+import { BASE_WALLET, TestApp } from "../support/app.js"
+import { listed, WIDGET_URL } from "../support/flows.js"
+import { signInWithKey } from "../support/app.js"
+import { origin } from "../support/purchase.js"
+import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
+
+const TIMEOUT_MS = 1000
+
+class DatabaseUrl extends Effect.Tag("test/DatabaseUrl")<DatabaseUrl, { readonly url: string }>() {}
+
+const app = Layer.unwrapScoped(Effect.map(postgresTestDatabaseUrl, (url) => {
+  const settings = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+    ["DATABASE_URL", url],
+    ["DATABASE_STATEMENT_TIMEOUT_MS", String(TIMEOUT_MS)]
+  ])))
+  return TestApp({ storage: StorageSql.pipe(Layer.provide(DatabaseLive), Layer.provide(settings)) }).pipe(
+    Layer.merge(Layer.succeed(DatabaseUrl, { url }))
+  )
+}))
+
+/** A real-time GET, bounded so a hang fails the test instead of the run. */
+const timedGet = (path: string, token: string) =>
+  Effect.flatMap(origin, (o) =>
+    Effect.promise(async () => {
+      const started = Date.now()
+      const res = await fetch(`${o}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(8000) })
+        .catch((e: unknown) => ({ hung: String(e) }))
+      if ("hung" in res) return { status: 0, ms: Date.now() - started, type: null, retryAfter: null, body: res.hung as unknown }
+      return { status: res.status, ms: Date.now() - started, type: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), body: await res.json().catch(() => null) as unknown }
+    }))
+
+await describePostgres("PostgreSQL statement timeout", () => {
+  layer(app)((it) => {
+    it.effect("a statement blocked behind another connection's lock answers 503 with Retry-After within the timeout", () =>
+      Effect.gen(function*() {
+        const { key } = yield* signInWithKey("frozen@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "1.00", wallet_base: BASE_WALLET }, key)
+        expect((yield* timedGet("/my/stores", key)).status).toBe(200)
+
+        // Another connection takes the listings table and holds it.
+        const { url } = yield* DatabaseUrl
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`LOCK TABLE listings IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(release)
+          }))
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })), Effect.orDie))
+        yield* Deferred.await(locked)
+
+        const answer = yield* timedGet("/my/stores", key)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        expect({ status: answer.status, type: answer.type, code: (answer.body as { code?: string } | null)?.code }).toEqual({
+          status: 503,
+          type: "application/problem+json",
+          code: "database_unavailable"
+        })
+        expect(Number(answer.retryAfter)).toBeGreaterThan(0)
+        expect(answer.ms).toBeLessThan(TIMEOUT_MS + 2000)
+
+        // The lock gone, the same app answers again.
+        expect((yield* timedGet("/my/stores", key)).status).toBe(200)
+      }))
+  })
+})
