@@ -32,7 +32,17 @@ import type { StoragePorts } from "../../hosts/http/AppLayer.js"
 import { ReconcileWorker } from "../../hosts/http/ReconcileWorker.js"
 import { call } from "../support/app.js"
 import { chain, chainRpcHandlers, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
-import { acceptedOf, b64, challenge, PurchaseApp, REAL_TIME, signEvm, signEvmByHand } from "../support/purchase.js"
+import {
+  acceptedOf,
+  b64,
+  challenge,
+  newPaymentId,
+  PurchaseApp,
+  REAL_TIME,
+  signEvm,
+  signEvmByHand,
+  withPaymentId
+} from "../support/purchase.js"
 import { livePayment, newBuyer, problemOf, presentWithin } from "../faults/support.js"
 import { receiver, sellerWithHook } from "../webhooks/support.js"
 import { type Receiver } from "../webhooks/receiver.js"
@@ -47,6 +57,7 @@ const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 const SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 const TX = "0x5e77edbef0a1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b"
 
+let settleCalls = 0
 const server = setupServer(
   http.post(`${FACILITATOR}/verify`, async ({ request }) => {
     const body: any = await request.json()
@@ -54,6 +65,7 @@ const server = setupServer(
   }),
   // Every settle hangs: the app's 500 ms limit cuts it off, so its outcome is unknown.
   http.post(`${FACILITATOR}/settle`, async () => {
+    settleCalls++
     await delay("infinite")
     return HttpResponse.json({})
   }),
@@ -116,7 +128,7 @@ const onlyLedgerSale = (accountId: string) =>
   })
 
 /** A live Base purchase whose settle times out: 503 settlement_pending, the sale pending. */
-const purchaseWithUnknownOutcome = (email: string, hook: Receiver, validForSeconds?: number) =>
+const purchaseWithUnknownOutcome = (email: string, hook: Receiver, validForSeconds?: number, paymentId?: string) =>
   Effect.gen(function*() {
     const seller = yield* sellerWithHook(email, hook)
     const buyer = newBuyer()
@@ -133,6 +145,7 @@ const purchaseWithUnknownOutcome = (email: string, hook: Receiver, validForSecon
       signature = { x402Version: 2, resource: required.resource, accepted, payload }
       authorization = payload.authorization
     }
+    if (paymentId !== undefined) signature = withPaymentId(signature, paymentId)
     const answer = yield* presentWithin(seller.live, signature)
     problemOf(answer, 503, "settlement_pending")
     const sale = yield* onlyLedgerSale(seller.accountId)
@@ -192,6 +205,64 @@ describe("Base: a settle that timed out, and the chain says the authorization wa
         expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
         yield* drain
         expect(hook.arrivals).toHaveLength(1)
+      }))
+  })
+})
+
+describe("the buyer's retry: what only the buyer holds recovers a sale whose settle had no answer", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("settled on chain: the retry with its payment-identifier resolves the sale itself and gets the goods, without a second settle; the webhook goes out once; the bare payment gets nothing", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const id = newPaymentId()
+        const { authorization, sale, seller, signature } = yield* purchaseWithUnknownOutcome("recon-retry@example.com", hook, undefined, id)
+        const settlesBefore = settleCalls
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 7n })
+
+        // The same payment and id again, before any reconciler pass: the retry asks the chain itself.
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status, retry.body.toString("utf8").slice(0, 300)).toBe(200)
+        expect(retry.headers.get("content-type")).toBe("application/gzip")
+        expect(retry.headers.get("link")).toMatch(/rel="receipt"/)
+        expect(retry.body.length).toBeGreaterThan(0)
+        expect(settleCalls).toBe(settlesBefore)
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
+
+        // Then the reconciler finds nothing to do; the webhook went out once.
+        expect(yield* reconcile()).toMatchObject({ checked: 0 })
+        yield* drain
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+
+        // Anyone else who read the payment off the chain, without the id, gets nothing.
+        const bare = { ...signature, extensions: undefined }
+        const stranger = yield* presentWithin(seller.live, bare)
+        expect(stranger.status).toBe(402)
+        expect(stranger.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
+        expect(stranger.headers.get("content-type")).not.toBe("application/gzip")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled" })
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("never settled: after validBefore the sale ends failed and the retry with its id gets a 402, no goods", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const id = newPaymentId()
+        const { sale, seller, signature } = yield* purchaseWithUnknownOutcome("recon-retry-unused@example.com", hook, 20, id)
+        // While it may still settle, the retry is told to come back, never given goods.
+        const early = yield* presentWithin(seller.live, signature)
+        problemOf(early, 503, "settlement_pending")
+        expect(early.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/)
+
+        expect(yield* reconcile(sale.settleBy!.getTime() - Date.now() + 61_000)).toMatchObject({ checked: 1, failed: 1 })
+        const late = yield* presentWithin(seller.live, signature)
+        expect(late.status).toBe(402)
+        expect(late.headers.get("content-type")).not.toBe("application/gzip")
+        expect(late.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "not_settled_before_expiry" })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
       }))
   })
 })
