@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, type Redacted } from "effect"
+import { Context, Data, Effect, type Redacted } from "effect"
 
 export type CodeHostIdentityFailure =
   /** The operator has not configured an OAuth app. */
@@ -50,3 +50,15 @@ export class CodeHostIdentity extends Context.Tag("ports/CodeHostIdentity")<Code
     repo: { readonly owner: string; readonly name: string }
   ) => Effect.Effect<boolean, CodeHostIdentityError>
 }>() {}
+
+/** The identity of a server with no OAuth app: every call fails with `not_configured` and this message. */
+export const identityNotConfigured = (message: string): CodeHostIdentity["Type"] => {
+  const off = new CodeHostIdentityError({ reason: "not_configured", message })
+  return {
+    configured: false,
+    authorizeOrigin: null,
+    authorizeUrl: () => Effect.fail(off),
+    exchange: () => Effect.fail(off),
+    controls: () => Effect.fail(off)
+  }
+}

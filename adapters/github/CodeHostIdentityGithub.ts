@@ -1,6 +1,6 @@
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { CodeHostIdentity, CodeHostIdentityError } from "../../ports/CodeHostIdentity.js"
+import { CodeHostIdentity, CodeHostIdentityError, identityNotConfigured } from "../../ports/CodeHostIdentity.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { USER_AGENT } from "./GithubClient.js"
 import { githubEndpoints, githubOAuthApp } from "./GithubConfig.js"
@@ -26,10 +26,7 @@ const s256 = (verifier: Redacted.Redacted<string>) => createHash("sha256").updat
 const failure = (reason: CodeHostIdentityError["reason"], message: string, retry?: number) =>
   new CodeHostIdentityError(retry === undefined ? { reason, message } : { reason, message, retryAfterSeconds: retry })
 
-const notConfigured = failure(
-  "not_configured",
-  "The code-host connection is off: the operator has not set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET."
-)
+const NOT_CONFIGURED = "The code-host connection is off: the operator has not set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET."
 
 const call = (url: string, init: RequestInit) =>
   Effect.tryPromise({
@@ -82,13 +79,7 @@ export const CodeHostIdentityGithub = Layer.effect(
     const endpoints = yield* githubEndpoints
     const { baseUrl } = yield* PublicOrigin
     if (Option.isNone(app)) {
-      return {
-        configured: false,
-        authorizeOrigin: null,
-        authorizeUrl: () => Effect.fail(notConfigured),
-        exchange: () => Effect.fail(notConfigured),
-        controls: () => Effect.fail(notConfigured)
-      }
+      return identityNotConfigured(NOT_CONFIGURED)
     }
     const { clientId, clientSecret } = app.value
     const redirectUri = `${baseUrl}/auth/host/callback`

@@ -1,7 +1,6 @@
 import { Effect, Layer, Redacted } from "effect"
-import { CodeHostIdentity, CodeHostIdentityError } from "../../ports/CodeHostIdentity.js"
+import { CodeHostIdentity, CodeHostIdentityError, identityNotConfigured } from "../../ports/CodeHostIdentity.js"
 
-const notConfigured = new CodeHostIdentityError({ reason: "not_configured", message: "No OAuth app is configured." })
 
 export interface IdentityMemoryOptions {
   /** Logins with admin rights on repos they do not own, by `owner/name` (case-insensitive). */
@@ -16,13 +15,7 @@ export interface IdentityMemoryOptions {
 export const CodeHostIdentityMemory = (codes?: Readonly<Record<string, string>>, options: IdentityMemoryOptions = {}) =>
   Layer.sync(CodeHostIdentity, () => {
     if (codes === undefined) {
-      return {
-        configured: false,
-        authorizeOrigin: null,
-        authorizeUrl: () => Effect.fail(notConfigured),
-        exchange: () => Effect.fail(notConfigured),
-        controls: () => Effect.fail(notConfigured)
-      }
+      return identityNotConfigured("No OAuth app is configured.")
     }
     const unused = new Map(Object.entries(codes))
     const tokens = new Map<string, string>()

@@ -1,10 +1,11 @@
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { Duration, Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
-import { PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
 import { BASE_WALLET, BASE_WALLET_2, call } from "../support/app.js"
 import {
+  CountedTestFacilitator,
+  newCounts,
+  resetCounts as resetCountsOf,
   acceptedOf,
   b64,
   bytesOf,
@@ -35,32 +36,11 @@ const SEPOLIA = "eip155:84532"
  * How often the server asked the simulated facilitator to verify and to settle, and when the last settle
  * returned. The delays hold each call as a slow facilitator would, so copies of a payment overlap it.
  */
-const counts = { verify: 0, settle: 0, settledAt: 0, verifyDelay: Duration.zero, settleDelay: Duration.zero }
-
-/** The app's real payment facilitators, the test one counted. */
-const CountedFacilitator = Layer.effect(
-  PaymentFacilitator,
-  Effect.map(PaymentFacilitator, (p) => ({
-    ...p,
-    test: {
-      ...p.test,
-      verify: (...args: Parameters<typeof p.test.verify>) =>
-        Effect.suspend(() => (counts.verify++, Effect.sleep(counts.verifyDelay))).pipe(Effect.zipRight(p.test.verify(...args))),
-      settle: (...args: Parameters<typeof p.test.settle>) =>
-        Effect.suspend(() => (counts.settle++, Effect.sleep(counts.settleDelay))).pipe(
-          Effect.zipRight(p.test.settle(...args)),
-          Effect.tap(() => Effect.sync(() => (counts.settledAt = Date.now())))
-        )
-    }
-  }))
-).pipe(Layer.provide(PaymentFacilitatorLive), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map()))))
-
-const CountedApp = () => PurchaseApp({}, CountedFacilitator)
+const counts = newCounts()
+const CountedApp = () => PurchaseApp({}, CountedTestFacilitator(counts))
 
 /** Each test starts counting from zero (the layers of this file share `counts`). */
-const resetCounts = Effect.sync(() =>
-  Object.assign(counts, { verify: 0, settle: 0, settledAt: 0, verifyDelay: Duration.zero, settleDelay: Duration.zero })
-)
+const resetCounts = resetCountsOf(counts)
 
 const newBuyer = () => privateKeyToAccount(generatePrivateKey())
 
