@@ -3,11 +3,13 @@ import { createPublicClient, http, type Hex, isAddress, isHex, parseAbi } from "
 import type { Sale } from "../../domain/Sale.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 
-/** The two EIP-3009 members of USDC a status read needs (FiatTokenV2). */
+/** The EIP-3009 members of USDC a status read needs (FiatTokenV2). */
 const USDC_EIP3009 = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)"
 ])
+const [, AUTHORIZATION_USED, AUTHORIZATION_CANCELED] = USDC_EIP3009
 
 export interface Eip3009StatusOptions {
   /** The CAIP-2 network this RPC endpoint serves (only its sales are read). */
@@ -34,9 +36,9 @@ const unknown = (reason: string): SettlementStatus => ({ _tag: "Unknown", reason
 
 /**
  * Reads whether a Base sale's EIP-3009 authorization was used, from the USDC contract itself
- * (`authorizationState`), over JSON-RPC at `url` with viem. Used → settled, with the transaction named by
- * the `AuthorizationUsed` log when it is within the last `logBlocks` blocks (else null: the sale is settled
- * all the same); unused → unsettled; no answer → unknown. The URL may hold an API key: it is opened only
+ * (`authorizationState`), over JSON-RPC at `url` with viem. Used by the transfer (its `AuthorizationUsed` log
+ * within the last `logBlocks` blocks) → settled with that transaction; unused, or used by the payer's
+ * cancellation (`AuthorizationCanceled`) → unsettled; used with neither log found, or no answer → unknown. The URL may hold an API key: it is opened only
  * here, and no error text of viem (which quotes the URL) is ever passed on.
  */
 export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip3009StatusOptions) => {
@@ -50,25 +52,22 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
       Effect.timeoutFail({ duration: options.timeoutMs + 1_000, onTimeout: () => "rpc_failed" as const })
     )
 
-  /** The transaction whose `AuthorizationUsed` log marks the authorization used, newest blocks first. */
-  const transactionOf = (asset: Hex, authorizer: Hex, nonce: Hex) =>
+  /** The transaction whose log (`AuthorizationUsed` or `AuthorizationCanceled`) marks the nonce used, newest blocks first. */
+  const transactionOf = (asset: Hex, authorizer: Hex, nonce: Hex, event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED) =>
     Effect.gen(function*() {
       const latest = yield* rpc(() => client.getBlockNumber({ cacheTime: 0 }))
       const oldest = latest > options.logBlocks ? latest - options.logBlocks + 1n : 0n
       for (let to = latest; to >= oldest; to -= options.logChunk) {
         const from = to - options.logChunk + 1n > oldest ? to - options.logChunk + 1n : oldest
         const logs = yield* rpc(() =>
-          client.getLogs({ address: asset, event: USDC_EIP3009[1], args: { authorizer, nonce }, fromBlock: from, toBlock: to })
+          client.getLogs({ address: asset, event, args: { authorizer, nonce }, fromBlock: from, toBlock: to })
         )
         const found = logs.find((log) => log.transactionHash !== null)
         if (found !== undefined) return found.transactionHash as string | null
         if (from === oldest) break
       }
       return null
-    }).pipe(
-      // The authorization is used whatever the log search says: a failed search only leaves the transaction unnamed.
-      Effect.orElseSucceed(() => null)
-    )
+    }).pipe(Effect.either)
 
   return (sale: Sale): Effect.Effect<SettlementStatus> =>
     Effect.gen(function*() {
@@ -87,7 +86,15 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
       ).pipe(Effect.either)
       if (used._tag === "Left") return unknown("the Base RPC endpoint did not answer")
       if (!used.right) return { _tag: "Unsettled" } as const
-      const transaction = yield* transactionOf(asset, authorization.authorizer, authorization.nonce)
-      return { _tag: "Settled", transaction } as const
+      // A used nonce is not yet money moved: the payer may have cancelled the authorization
+      // (`cancelAuthorization` marks the nonce used and transfers nothing). Only the transfer's own log
+      // (`AuthorizationUsed`, emitted by the transfer the payer signed, to the payee and amount it names)
+      // settles the sale; a cancellation means it never will.
+      const transfer = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_USED)
+      if (transfer._tag === "Left") return unknown("the Base RPC endpoint did not answer the log search")
+      if (transfer.right !== null) return { _tag: "Settled", transaction: transfer.right } as const
+      const cancel = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_CANCELED)
+      if (cancel._tag === "Right" && cancel.right !== null) return { _tag: "Unsettled" } as const
+      return unknown("the nonce is used but neither its transfer nor a cancellation is within the searched blocks")
     }).pipe(Effect.withSpan("Eip3009Status.read"))
 }

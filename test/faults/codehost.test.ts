@@ -3,7 +3,8 @@
  * the code host after verify and before anything is recorded or settled, so the answer is 503
  * `host_unavailable` (with Retry-After when the host said how long), no sale and no settle; once the host is
  * back the same payment buys exactly once. And the host failing after settlement, while the goods stream:
- * the sale is settled once, and the buyer gets the goods by presenting the payment again or by the receipt.
+ * the sale is settled once, and the buyer gets the goods by presenting the payment again with its
+ * payment-identifier id, or by the receipt link.
  */
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
@@ -17,7 +18,7 @@ import {
   expectNoDuplicates,
   fetchWithin,
   ledgerOf,
-  livePayment,
+  livePaymentWithId,
   newBuyer,
   presentWithin,
   problemOf
@@ -53,7 +54,7 @@ describe("code host down during a purchase", () => {
       it.effect(`${state}: 503 host_unavailable${retryAfter === null ? "" : " with Retry-After"}, nothing recorded or settled; once back, the same payment buys once`, () =>
         Effect.gen(function*() {
           const seller = yield* sell(`host-${state}@example.com`, { price_usd: "0.75", wallet_base: BASE_WALLET })
-          const p = yield* livePayment(seller.live)
+          const p = yield* livePaymentWithId(seller.live)
           const twin = yield* twinPayment(seller.test)
           yield* setDown(state)
 
@@ -73,9 +74,11 @@ describe("code host down during a purchase", () => {
           expect(bought.status, bought.body.toString("utf8").slice(0, 300)).toBe(200)
           expect(unb64(bought.headers.get("payment-response"))).toMatchObject({ success: true, transaction: transactionOf({ paymentPayload: p.signature }) })
           expect((yield* presentWithin(seller.test, twin)).status).toBe(200)
+          // Presented again with its payment-identifier id: the buyer's retry, the same goods; bare, nothing.
           const again = yield* presentWithin(seller.live, p.signature)
           expect(again.status).toBe(200)
           expect(again.body).toEqual(bought.body)
+          expect((yield* presentWithin(seller.live, p.bare)).status).toBe(402)
           expect(callsFor(facilitator, "/settle", p.nonce)).toBe(1)
 
           const ledger = yield* ledgerOf(seller.accountId)
@@ -91,7 +94,7 @@ describe("code host fails after settlement, while the goods stream", () => {
     it.effect("the sale is settled once; presenting the payment again, or the receipt link, delivers once the host is back", () =>
       Effect.gen(function*() {
         const seller = yield* sell("host-after-settle@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
-        const p = yield* livePayment(seller.live)
+        const p = yield* livePaymentWithId(seller.live)
         facilitator.settle = "hold"
         const first = yield* Effect.fork(presentWithin(seller.live, p.signature))
         yield* eventually("the settle to reach the facilitator", () => callsFor(facilitator, "/settle", p.nonce) === 1)
@@ -109,6 +112,8 @@ describe("code host fails after settlement, while the goods stream", () => {
         expect(sale).toMatchObject({ livemode: true, status: "settled", transaction: transactionOf({ paymentPayload: p.signature }) })
 
         yield* setDown(null)
+        // Presented again with its payment-identifier id (a bare copy of the payment gets nothing).
+        expect((yield* presentWithin(seller.live, p.bare)).status).toBe(402)
         const again = yield* presentWithin(seller.live, p.signature)
         expect(again.status, again.body.toString("utf8").slice(0, 300)).toBe(200)
         expect(again.body.toString("utf8")).toContain("export {}")

@@ -20,7 +20,7 @@ import {
   expectNoDuplicates,
   fetchWithin,
   ledgerOf,
-  livePayment,
+  livePaymentWithId,
   presentWithin,
   problemOf
 } from "./support.js"
@@ -54,7 +54,7 @@ const suite = (cluster: PrivateCluster) => {
         // Before: three live sales and one test-twin sale.
         const before: Array<{ nonce: string; signature: unknown }> = []
         for (let i = 0; i < 3; i++) {
-          const p = yield* livePayment(seller.live)
+          const p = yield* livePaymentWithId(seller.live)
           const paid = yield* presentWithin(seller.live, p.signature)
           expect(paid.status, paid.body.toString("utf8").slice(0, 300)).toBe(200)
           before.push(p)
@@ -65,8 +65,8 @@ const suite = (cluster: PrivateCluster) => {
 
         // In flight: the facilitator holds the settle while the database goes away. Another payment is signed
         // now and first presented during the outage.
-        const inFlight = yield* livePayment(seller.live)
-        const duringOutage = yield* livePayment(seller.live)
+        const inFlight = yield* livePaymentWithId(seller.live)
+        const duringOutage = yield* livePaymentWithId(seller.live)
         facilitator.settle = "hold"
         const firstTry = yield* Effect.fork(presentWithin(seller.live, inFlight.signature, 60_000))
         yield* eventually("the in-flight settle to reach the facilitator", () => settlesOf(facilitator, inFlight.nonce).length === 1)
@@ -111,7 +111,7 @@ const suite = (cluster: PrivateCluster) => {
         })
 
         // The in-flight payment: its request waited the outage out (the settled sale must not be lost while
-        // the database is away) and delivered; presented again, the same goods and no second settle.
+        // the database is away) and delivered; presented again with its payment-identifier id, the same goods and no second settle.
         const first = yield* Fiber.join(firstTry)
         expect(first.status, first.body.toString("utf8").slice(0, 300)).toBe(200)
         expect(first.headers.get("content-type")).toBe("application/gzip")
@@ -125,7 +125,7 @@ const suite = (cluster: PrivateCluster) => {
         expect(late.status, late.body.toString("utf8").slice(0, 300)).toBe(200)
         expect(settlesOf(facilitator, duringOutage.nonce)).toHaveLength(1)
 
-        // A sale made before the outage, presented again: the same goods, no new settle.
+        // A sale made before the outage, presented again with its id: the same goods, no new settle.
         const replay = yield* presentWithin(seller.live, before[0]!.signature)
         expect(replay.status).toBe(200)
         expect(settlesOf(facilitator, before[0]!.nonce)).toHaveLength(1)

@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import type { AccountId } from "../../domain/Ids.js"
 import type { Sale } from "../../domain/Sale.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { acceptedOf, b64, challenge, expectGoods, signEvm } from "../support/purchase.js"
+import { acceptedOf, b64, challenge, expectGoods, newPaymentId, signEvm, withPaymentId } from "../support/purchase.js"
 
 export const BASE = "eip155:8453"
 export const BASE_SEPOLIA = "eip155:84532"
@@ -25,6 +25,13 @@ export const livePayment = (checkoutUrl: string, buyer = newBuyer()) =>
     const signature = yield* signEvm(buyer, required, acceptedOf(required, BASE))
     return { buyer, signature, nonce: String((signature.payload as any).authorization.nonce) }
   })
+
+/**
+ * The same, sent with an x402 `payment-identifier` id as a careful v2 client does: presenting it again is the
+ * buyer's retry, which gets the goods of its sale (a payment presented again without its id gets nothing).
+ */
+export const livePaymentWithId = (checkoutUrl: string, buyer = newBuyer()) =>
+  Effect.map(livePayment(checkoutUrl, buyer), (p) => ({ ...p, signature: withPaymentId(p.signature, newPaymentId()), bare: p.signature }))
 
 export interface Answered {
   readonly status: number

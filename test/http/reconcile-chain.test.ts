@@ -73,6 +73,7 @@ const server = setupServer(
 )
 beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
 afterEach(() => {
+  chain.canceled.clear()
   chain.down = false
   chain.calls.length = 0
 })
@@ -287,6 +288,42 @@ describe("Base: a settle that timed out, and the payment did not settle", () => 
         yield* drain
         expect(hook.arrivals).toHaveLength(0)
         expect((yield* mySales(seller.key)).filter((r) => r.id === sale.id && r.status === "settled")).toEqual([])
+      }))
+  })
+})
+
+describe("Base: the payer cancels the authorization after a settle that had no answer", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("a used nonce without its transfer is no payment: never settled, no goods for the id, failed after validBefore; no webhook", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const id = newPaymentId()
+        const { authorization, sale, seller, signature } = yield* purchaseWithUnknownOutcome("recon-cancel@example.com", hook, 20, id)
+        // cancelAuthorization marks the nonce used (authorizationState is true) and moves no money.
+        chain.canceled.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 3n })
+
+        expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 0, pending: 1 })
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status).not.toBe(200)
+        expect(retry.headers.get("content-type")).not.toBe("application/gzip")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "pending" })
+
+        expect(yield* reconcile(sale.settleBy!.getTime() - Date.now() + 61_000)).toMatchObject({ checked: 1, failed: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", transaction: null })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("a used nonce whose transfer log cannot be found stays pending (unknown), never settled on the nonce alone", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-nolog@example.com", hook, 20)
+        // Used, but the transfer is older than the blocks searched: nobody here can tell transfer from cancel.
+        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: 1n })
+        expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, pending: 1, settled: 0, failed: 0 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "pending" })
       }))
   })
 })

@@ -12,14 +12,18 @@ export const LATEST_BLOCK = 30_000_000n
 
 export const USDC = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)"
 ])
 const AUTHORIZATION_USED = encodeEventTopics({ abi: USDC, eventName: "AuthorizationUsed" })[0]!
+const AUTHORIZATION_CANCELED = encodeEventTopics({ abi: USDC, eventName: "AuthorizationCanceled" })[0]!
 
 /** What the mocked chains know. */
 export const chain = {
   /** `<authorizer lowercase>:<nonce lowercase>` → the transaction and block that used it. */
   used: new Map<string, { tx: Hex; block: bigint }>(),
+  /** The same for authorizations the payer cancelled (`cancelAuthorization`: nonce used, nothing moved). */
+  canceled: new Map<string, { tx: Hex; block: bigint }>(),
   /** Solana signature → its status entry. */
   signatures: new Map<string, { err: unknown; confirmationStatus: string }>(),
   down: false,
@@ -46,14 +50,15 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
         const { args, functionName } = decodeFunctionData({ abi: USDC, data })
         expect(functionName).toBe("authorizationState")
         const [authorizer, nonce] = args as [string, string]
-        return rpcResult(body.id, pad(chain.used.has(keyOf(authorizer, nonce)) ? "0x1" : "0x0"))
+        const spent = chain.used.has(keyOf(authorizer, nonce)) || chain.canceled.has(keyOf(authorizer, nonce))
+        return rpcResult(body.id, pad(spent ? "0x1" : "0x0"))
       }
       case "eth_getLogs": {
         const [{ address, fromBlock, toBlock, topics }] = body.params
         expect(String(address).toLowerCase()).toBe(BASE_USDC.toLowerCase())
-        expect(topics[0]).toBe(AUTHORIZATION_USED)
+        expect([AUTHORIZATION_USED, AUTHORIZATION_CANCELED]).toContain(topics[0])
         const authorizer = `0x${String(topics[1]).slice(-40)}`
-        const hit = chain.used.get(keyOf(authorizer, topics[2]))
+        const hit = (topics[0] === AUTHORIZATION_USED ? chain.used : chain.canceled).get(keyOf(authorizer, topics[2]))
         const inRange = hit !== undefined && hit.block >= BigInt(fromBlock) && hit.block <= BigInt(toBlock)
         return rpcResult(body.id, inRange ? [{
           address: BASE_USDC.toLowerCase(),
