@@ -348,6 +348,13 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         // The payer is optional in a v2 settle answer; the sale knows it from the payment it verified.
         const settlement = { ...settled, payer: settled.payer ?? pending.payer }
         if (!settlement.success) {
+          // A refusal can hide a payment that moved all the same: anyone who saw the authorization broadcast
+          // can submit it first, and the facilitator's own transfer then fails. The chain decides.
+          const onChain = yield* facilitator.status(pending)
+          if (onChain._tag === "Settled") {
+            const moved = { ...settlement, success: true, transaction: onChain.transaction, errorReason: null }
+            return { settled: yield* settlements.markSettled(pending, moved), settlement: moved } as const
+          }
           yield* fail(settlement.errorReason ?? "settlement_failed")
           return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
         }

@@ -73,6 +73,7 @@ const server = setupServer(
 )
 beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
 afterEach(() => {
+  server.resetHandlers()
   chain.canceled.clear()
   chain.down = false
   chain.calls.length = 0
@@ -288,6 +289,46 @@ describe("Base: a settle that timed out, and the payment did not settle", () => 
         yield* drain
         expect(hook.arrivals).toHaveLength(0)
         expect((yield* mySales(seller.key)).filter((r) => r.id === sale.id && r.status === "settled")).toEqual([])
+      }))
+  })
+})
+
+describe("Base: the facilitator refuses the settle, but someone else submitted the authorization first", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the chain shows the transfer: the sale is settled with that transaction and the buyer gets the goods, not 'failed'", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-frontrun@example.com", hook)
+        const buyer = newBuyer()
+        const p = yield* livePayment(seller.live, buyer)
+        const { from, nonce } = (p.signature.payload as any).authorization as { from: string; nonce: string }
+        // A watcher of the mempool submitted the signed authorization before the facilitator's own transfer.
+        chain.used.set(keyOf(from, nonce), { tx: TX, block: LATEST_BLOCK - 1n })
+        server.use(http.post(`${FACILITATOR}/settle`, () =>
+          HttpResponse.json({ success: false, errorReason: "invalid_exact_evm_payload_authorization_nonce_used", transaction: "", network: BASE, payer: from }, { status: 400 })))
+
+        const answer = yield* presentWithin(seller.live, p.signature)
+        expect(answer.status, answer.body.toString("utf8").slice(0, 300)).toBe(200)
+        expect(answer.headers.get("content-type")).toBe("application/gzip")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "settled", transaction: TX, payer: from })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the chain shows no transfer: the refusal stands, the sale is failed and nothing is delivered", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-refused@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        server.use(http.post(`${FACILITATOR}/settle`, () =>
+          HttpResponse.json({ success: false, errorReason: "insufficient_funds", transaction: "", network: BASE }, { status: 400 })))
+        const answer = yield* presentWithin(seller.live, p.signature)
+        expect(answer.status).toBe(402)
+        expect(answer.headers.get("content-type")).not.toBe("application/gzip")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+        expect(chain.calls).toContain("base:eth_call")
       }))
   })
 })
