@@ -57,8 +57,16 @@ export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
    * case); Solana addresses (base58, case-sensitive) compare exactly.
    */
   readonly findSettledByPayer: (query: SettledByPayer) => Effect.Effect<Option.Option<Sale>>
-  /** Pending sales created before `createdBefore`, oldest first: the reconciler's work list. */
-  readonly listPending: (options: { readonly createdBefore: Date; readonly limit: number }) => Effect.Effect<ReadonlyArray<Sale>>
+  /**
+   * Pending sales created before `createdBefore`, oldest first (by creation time, then id), after the position
+   * `after` when given: the reconciler's work list, walked page by page so that sales it cannot resolve yet
+   * never hide newer ones.
+   */
+  readonly listPending: (options: {
+    readonly createdBefore: Date
+    readonly limit: number
+    readonly after?: { readonly createdAt: Date; readonly id: SaleId } | undefined
+  }) => Effect.Effect<ReadonlyArray<Sale>>
   /** Newest first, optionally only live or test sales, or only sales in one status. */
   readonly listByAccount: (
     accountId: AccountId,

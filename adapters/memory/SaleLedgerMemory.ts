@@ -66,10 +66,14 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
           .sort((a, b) => (b.settledAt?.getTime() ?? 0) - (a.settledAt?.getTime() ?? 0) || (a.id < b.id ? 1 : -1))
         return Option.fromNullable(found[0])
       }),
-    listPending: ({ createdBefore, limit }) =>
+    listPending: ({ after, createdBefore, limit }) =>
       Effect.sync(() =>
         [...sales.values()]
           .filter((s) => s.status === "pending" && s.createdAt.getTime() < createdBefore.getTime())
+          .filter((s) =>
+            after === undefined || s.createdAt.getTime() > after.createdAt.getTime() ||
+            (s.createdAt.getTime() === after.createdAt.getTime() && s.id > after.id)
+          )
           .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
           .slice(0, Math.max(0, limit))
       ),

@@ -46,10 +46,15 @@ export const SaleLedgerSql = Layer.effect(
             ORDER BY settled_at DESC, id DESC LIMIT 1`
     })
     const listPending = SqlSchema.findAll({
-      Request: Schema.Struct({ createdBefore: Schema.DateFromSelf, limit: Schema.Number }),
+      Request: Schema.Struct({
+        createdBefore: Schema.DateFromSelf,
+        limit: Schema.Number,
+        after: Schema.optional(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String }))
+      }),
       Result: SaleFromRow,
-      execute: ({ createdBefore, limit }) =>
+      execute: ({ after, createdBefore, limit }) =>
         sql`SELECT * FROM sales WHERE status = 'pending' AND created_at < ${createdBefore}
+            ${after === undefined ? sql`` : sql`AND (created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`}
             ORDER BY created_at, id LIMIT ${Math.max(0, Math.floor(limit))}`
     })
     // Only a pending sale moves, decided by the UPDATE's own WHERE: no read-then-write race.
@@ -125,7 +130,8 @@ export const SaleLedgerSql = Layer.effect(
       settle: (sale, event) => settle({ sale, event }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
       findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(Effect.orDie),
       findSettledByPayer: (query) => findSettledByPayer(query).pipe(Effect.orDie),
-      listPending: (options) => listPending(options).pipe(Effect.orDie),
+      listPending: ({ after, createdBefore, limit }) =>
+        listPending(after === undefined ? { createdBefore, limit } : { createdBefore, limit, after }).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
       listByAccount,

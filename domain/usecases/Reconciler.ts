@@ -1,4 +1,5 @@
-import { Cause, Duration, Effect } from "effect"
+import { Cause, Duration, Effect, Ref } from "effect"
+import type { SaleId } from "../Ids.js"
 import type { Sale } from "../Sale.js"
 import { now } from "../rules/Tokens.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
@@ -10,7 +11,10 @@ export interface ReconcileOptions {
    * purchase still waiting for its settle answer is not raced (racing it would be safe, only wasteful).
    */
   readonly grace: Duration.DurationInput
-  /** At most this many sales per pass, oldest first. */
+  /**
+   * At most this many sales per pass, oldest first; the next pass goes on after the last one looked at (and
+   * starts over once it reaches the end), so sales that stay unresolvable never hide newer ones.
+   */
   readonly limit: number
   /** Sales resolved at once (each may make a few chain RPC calls). */
   readonly concurrency?: number
@@ -37,6 +41,8 @@ export class Reconciler extends Effect.Service<Reconciler>()("usecases/Reconcile
   effect: Effect.gen(function*() {
     const ledger = yield* SaleLedger
     const settlements = yield* Settlements
+    // Where the next pass goes on: the last sale looked at, or none to start from the oldest.
+    const position = yield* Ref.make<{ readonly createdAt: Date; readonly id: SaleId } | undefined>(undefined)
 
     const resolveOne = (sale: Sale) =>
       settlements.resolve(sale).pipe(
@@ -55,7 +61,16 @@ export class Reconciler extends Effect.Service<Reconciler>()("usecases/Reconcile
     const reconcilePending = Effect.fn("Reconciler.reconcilePending")(function*(options: ReconcileOptions) {
       const at = yield* now
       const createdBefore = new Date(at.getTime() - Duration.toMillis(Duration.decode(options.grace)))
-      const sales = yield* ledger.listPending({ createdBefore, limit: options.limit })
+      const after = yield* Ref.get(position)
+      const page = yield* ledger.listPending({ createdBefore, limit: options.limit, after })
+      // Reached the end: start over from the oldest, in this same pass, up to the limit.
+      const wrapped = after === undefined || page.length >= options.limit
+        ? []
+        : (yield* ledger.listPending({ createdBefore, limit: options.limit - page.length }))
+          .filter((s) => !page.some((p) => p.id === s.id))
+      const sales = [...page, ...wrapped]
+      const last = sales[sales.length - 1]
+      yield* Ref.set(position, sales.length < options.limit || last === undefined ? undefined : { createdAt: last.createdAt, id: last.id })
       const outcomes = yield* Effect.forEach(sales, resolveOne, { concurrency: options.concurrency ?? 4 })
       const count = (status: string) => outcomes.filter((o) => o === status).length
       return {

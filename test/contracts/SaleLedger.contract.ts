@@ -177,6 +177,23 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
         const listed = yield* ledger.listPending({ createdBefore: at("2001-01-01T00:00:05.000Z"), limit: 10 })
         expect(listed.map((s) => s.id)).toStrictEqual([old[1]!.id, old[0]!.id])
         expect(yield* ledger.listPending({ createdBefore: at("2001-01-01T00:00:05.000Z"), limit: 1 })).toHaveLength(1)
+        // Page by page: after a position, the ones that follow it (same time: by id).
+        const first = (yield* ledger.listPending({ createdBefore: at("2001-01-01T00:00:05.000Z"), limit: 1 }))[0]!
+        const next = yield* ledger.listPending({
+          createdBefore: at("2001-01-01T00:00:05.000Z"),
+          limit: 10,
+          after: { createdAt: first.createdAt, id: first.id }
+        })
+        expect(next.map((s) => s.id)).toStrictEqual([old[0]!.id])
+        const twins = [aSale({ createdAt: at("2001-01-01T00:00:03.000Z") }), aSale({ createdAt: at("2001-01-01T00:00:03.000Z") })]
+          .sort((a, b) => (a.id < b.id ? -1 : 1))
+        for (const t of twins) yield* ledger.recordPending(t)
+        const afterTwin = yield* ledger.listPending({
+          createdBefore: at("2001-01-01T00:00:05.000Z"),
+          limit: 10,
+          after: { createdAt: twins[0]!.createdAt, id: twins[0]!.id }
+        })
+        expect(afterTwin.map((s) => s.id)).toStrictEqual([twins[1]!.id])
       }))
 
     it.effect("settles a sale and queues its event with it; without an event it queues none", () => {
