@@ -1,22 +1,12 @@
 import { declareSIWxExtension, SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x"
-
-/** A checkout's Sign-In-With-X challenge, as the domain issues it. */
-export interface SiwxChallengeTerms {
-  readonly domain: string
-  readonly uri: string
-  readonly statement: string
-  readonly nonce: string
-  readonly issuedAt: Date
-  readonly expiresAt: Date
-  readonly networks: ReadonlyArray<{ readonly network: string }>
-}
+import type { SiwxChallenge } from "../../domain/usecases/Redownloads.js"
 
 /**
  * The `extensions` entry of a v2 `PAYMENT-REQUIRED` object that asks a returning wallet to sign in: the
  * declaration @x402/extensions makes (version, statement, supportedChains, the proof's JSON schema) with this
  * challenge's fields filled in. The reference server fills them per request; here the domain issued them.
  */
-export const siwxExtensions = (challenge: SiwxChallengeTerms): Record<string, unknown> => {
+export const siwxExtensions = (challenge: SiwxChallenge): Record<string, unknown> => {
   const declared = declareSIWxExtension({ statement: challenge.statement, network: challenge.networks.map((n) => n.network) })[SIGN_IN_WITH_X]!
   return {
     [SIGN_IN_WITH_X]: {
