@@ -12,17 +12,14 @@ import {
   SettlementFailed,
   SettlementPending
 } from "../Errors.js"
-import { type CheckoutId, type EventId, IdPrefix, RepoRef, type SaleId } from "../Ids.js"
+import { type CheckoutId, IdPrefix, RepoRef, type SaleId } from "../Ids.js"
 import type { Listing } from "../Listing.js"
 import { Sale } from "../Sale.js"
 import { Chain } from "../Wallet.js"
-import { WebhookEvent } from "../WebhookEvent.js"
 import { parseReceipt, receiptExpired, receiptToken } from "../rules/Receipt.js"
 import { matchesTerms, matchRequirement, requirementsOf } from "../rules/Requirements.js"
-import { saleSettledBody } from "../rules/SaleEvent.js"
 import { isSelling } from "../rules/Selling.js"
 import { newId, now } from "../rules/Tokens.js"
-import { AccountStore } from "../../ports/AccountStore.js"
 import { Chains, type PaymentRefused } from "../../ports/Chains.js"
 import { RateLimiter } from "../../ports/RateLimiter.js"
 import { CodeHost, type CodeHostError } from "../../ports/CodeHost.js"
@@ -78,7 +75,6 @@ const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
-    const accounts = yield* AccountStore
     const ledger = yield* SaleLedger
     const facilitators = yield* PaymentFacilitator
     const chains = yield* Chains

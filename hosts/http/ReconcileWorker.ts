@@ -1,4 +1,4 @@
-import { Cause, Config, type ConfigError, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, type ConfigError, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { Reconciler, type ReconcileOptions } from "../../domain/usecases/Reconciler.js"
 import { FacilitatorTimeoutMs, SETTLE_TIMEOUT_MS } from "../../adapters/x402/FacilitatorHttp.js"
 
@@ -12,7 +12,7 @@ export const RECONCILE_BATCH = 100
  * the default 30 s; at least 5 s), so a purchase still waiting for its settle answer is left to finish.
  */
 export const reconcileOptions = (limit: number): Effect.Effect<ReconcileOptions, ConfigError.ConfigError> =>
-  Effect.map(Config.all([FacilitatorTimeoutMs]), ([timeoutMs]) => ({
+  Effect.map(FacilitatorTimeoutMs, (timeoutMs) => ({
     grace: Duration.millis(Math.max(2 * Option.getOrElse(timeoutMs, () => SETTLE_TIMEOUT_MS), 5_000)),
     limit
   }))

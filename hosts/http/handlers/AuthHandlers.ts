@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Redacted } from "effect"
 import { Auth } from "../../../domain/usecases/Auth.js"
 import { Api } from "../Api.js"
