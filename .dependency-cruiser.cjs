@@ -46,6 +46,26 @@ module.exports = {
       to: { path: "^test/" }
     },
     {
+      name: "server-does-not-import-browser-code",
+      comment: "web/ is browser code: the server gets it only as built assets (scripts/build-assets.mjs → hosts/http/pages/generated/)",
+      severity: "error",
+      from: { path: "^(domain|ports|adapters|hosts)/" },
+      to: { path: "^web/" }
+    },
+    {
+      name: "browser-code-stays-in-the-browser",
+      comment: "web/ runs in a browser: no server code, no Node built-ins",
+      severity: "error",
+      from: { path: "^web/" },
+      to: { path: "^(domain|ports|adapters|hosts|test|bench|scripts)/" }
+    },
+    {
+      name: "browser-code-has-no-node-builtins",
+      severity: "error",
+      from: { path: "^web/" },
+      to: { dependencyTypes: ["core"] }
+    },
+    {
       name: "no-circular-in-core",
       severity: "error",
       from: { path: "^(domain|ports)/" },

@@ -137,6 +137,8 @@ export interface BenchApp {
   readonly list: (key: string, repo: FakeRepo, priceUsd: string) => Promise<Listed>
   /** Sales of a checkout (live or test) in the database, by status. */
   readonly salesOf: (checkoutId: string, livemode: boolean) => Promise<Record<string, number>>
+  /** Runs statements on the app's own database (seeding); fails when storage is in memory. */
+  readonly withSql: <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => Promise<A>
   /** Stops the server, closes the pool, drops the database. */
   readonly close: () => Promise<void>
 }
@@ -259,7 +261,12 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 
-  return { origin, storage: database.kind, apiKey, list, salesOf, close }
+  const withSql = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => {
+    if (Option.isNone(sql)) throw new Error("no database: storage is in memory")
+    return Effect.runPromise(f(sql.value))
+  }
+
+  return { origin, storage: database.kind, apiKey, list, salesOf, withSql, close }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -2,6 +2,10 @@ import { Schema } from "effect"
 import { AccountId, SealedSecret } from "./Ids.js"
 import { Wallets } from "./Wallet.js"
 
+/**
+ * A seller's account: sign-in email, storefront tagline, webhook settings, default payout wallets and the code-host
+ * login it proved.
+ */
 export class Account extends Schema.Class<Account>("Account")({
   id: AccountId,
   /** Lower-cased at sign-in; one account per address. */
@@ -22,6 +26,7 @@ export class Account extends Schema.Class<Account>("Account")({
   createdAt: Schema.DateFromSelf
 }) {}
 
+/** Binds the sealed webhook signing secret to its account: it opens for no other. */
 export const webhookSecretAad = (account: { readonly id: AccountId }): string => `account:${account.id}:webhook_secret`
 
 /** Binds a sealed code-host token to its account and login: it opens for nothing else. */

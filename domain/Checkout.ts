@@ -18,9 +18,11 @@ export class Checkout extends Schema.Class<Checkout>("Checkout")({
   createdAt: Schema.DateFromSelf,
   voidedAt: Schema.NullOr(Schema.DateFromSelf)
 }) {
+  /** Whether the checkout was voided: its terms are gone and it can no longer be paid. */
   get isVoid(): boolean {
     return this.voidedAt !== null
   }
+  /** The chains the checkout can be paid on: those it has a payout address for. */
   get chains() {
     return chainsOf(this.payTo)
   }
@@ -38,11 +40,14 @@ export const buildCheckout = (listing: Listing, id: CheckoutId, now: Date): Chec
     voidedAt: null
   })
 
+/** The checkout voided at `now`; an already void checkout is returned as is, keeping its first void time. */
 export const voidCheckout = (checkout: Checkout, now: Date): Checkout =>
   checkout.isVoid ? checkout : new Checkout({ ...checkout, voidedAt: now })
 
 /** Public paths; hosts prefix them with `BASE_URL`. */
 export const checkoutPath = (id: CheckoutId): string => `/checkout/${id}`
+/** The checkout's test-payment path (pay through the test twin, no real money). */
 export const testCheckoutPath = (id: CheckoutId): string => `/checkout/${id}/test`
+/** The public page of a listed repo. */
 export const repoPagePath = (repo: { readonly owner: string; readonly name: string }): string =>
   `/r/${repo.owner}/${repo.name}`

@@ -3,6 +3,7 @@ import { AccountId, ApiKeyId, SessionId, TokenDigest } from "./Ids.js"
 
 /** Lifetimes decided in DECISIONS.md. */
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000
+/** How long a browser session lasts (30 days). */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000
 
 /** A single-use sign-in token; only its digest is stored. */
@@ -13,6 +14,7 @@ export class MagicLinkToken extends Schema.Class<MagicLinkToken>("MagicLinkToken
   expiresAt: Schema.DateFromSelf
 }) {}
 
+/** A signed-in session of an account; only the digest of its token is stored. Expires after `SESSION_TTL_MS`. */
 export class Session extends Schema.Class<Session>("Session")({
   id: SessionId,
   digest: TokenDigest,
@@ -21,6 +23,10 @@ export class Session extends Schema.Class<Session>("Session")({
   expiresAt: Schema.DateFromSelf
 }) {}
 
+/**
+ * An account's API key for programmatic calls; only its digest and last four characters are stored. Revoked keys
+ * stay on record.
+ */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: ApiKeyId,
   digest: TokenDigest,

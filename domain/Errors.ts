@@ -5,6 +5,7 @@ import { Schema } from "effect"
  * is declared and renders it as problem+json. Messages never contain a secret.
  */
 
+/** One invalid field and what is wrong with it, as listed in an `InvalidInput`. */
 export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
   field: Schema.String,
   message: Schema.String
@@ -15,9 +16,11 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   detail: Schema.String,
   errors: Schema.Array(FieldProblem)
 }) {
+  /** The error for a single invalid field. */
   static forField(field: string, message: string): InvalidInput {
     return InvalidInput.forFields([new FieldProblem({ field, message })])
   }
+  /** The error for several invalid fields; its `detail` names the field when there is only one. */
   static forFields(errors: ReadonlyArray<FieldProblem>): InvalidInput {
     const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : "Several fields are invalid."
     return new InvalidInput({ detail, errors })
@@ -87,6 +90,7 @@ export class ReceiptExpired extends Schema.TaggedError<ReceiptExpired>()("Receip
 
 /** Why the code host refused a listing. */
 export const HostRefusal = Schema.Literal("repo_not_found", "private_repo_needs_token", "token_rejected", "token_lacks_access")
+/** One of `HostRefusal`'s reasons. */
 export type HostRefusal = typeof HostRefusal.Type
 
 /** The code host refused what was given (422): missing repo, private without token, token without access. */

@@ -3,7 +3,9 @@ import { AccountId, CheckoutId, ListingId, RepoRef, SealedSecret } from "./Ids.j
 import { AtomicAmount } from "./Money.js"
 import { Wallets } from "./Wallet.js"
 
+/** Whether a listing is on sale (`live`) or was taken down by its owner. */
 export const ListingStatus = Schema.Literal("live", "taken_down")
+/** One of `ListingStatus`'s values. */
 export type ListingStatus = typeof ListingStatus.Type
 
 /**
@@ -30,6 +32,7 @@ export class Listing extends Schema.Class<Listing>("Listing")({
   updatedAt: Schema.DateFromSelf,
   takenDownAt: Schema.NullOr(Schema.DateFromSelf)
 }) {
+  /** Whether the listing is on sale (not taken down). */
   get isLive(): boolean {
     return this.status === "live"
   }

@@ -5,16 +5,23 @@ import { Either, Schema } from "effect"
  * No floating point anywhere in a money path: prices are parsed and printed by string arithmetic.
  */
 export const AtomicAmount = Schema.BigIntFromSelf.pipe(Schema.brand("AtomicAmount"))
+/** An amount in USDC atomic units (a bigint; 6 decimals). */
 export type AtomicAmount = typeof AtomicAmount.Type
 
+/** USDC has 6 decimals: one dollar is 1 000 000 atomic units. */
 export const USDC_DECIMALS = 6
 const ATOMIC_PER_CENT = 10_000n
+/** The accepted form of `price_usd`: up to six digits, a dot, exactly two decimals. */
 export const PRICE_PATTERN = /^[0-9]{1,6}\.[0-9]{2}$/
+/** The lowest price a listing can ask: 0.01 USDC. */
 export const MIN_PRICE = AtomicAmount.make(10_000n) // 0.01
+/** The highest price a listing can ask: 100000.00 USDC. */
 export const MAX_PRICE = AtomicAmount.make(100_000_000_000n) // 100000.00
 
+/** Why `parsePriceUsd` refused a price. */
 export type PriceProblem = "format" | "too_small" | "too_large"
 
+/** The message shown for each `PriceProblem`, next to the `price_usd` field. */
 export const priceProblemMessage: Record<PriceProblem, string> = {
   format: "must be a decimal with two places, like \"12.00\"",
   too_small: "must be at least 0.01",

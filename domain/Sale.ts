@@ -3,7 +3,9 @@ import { AccountId, CheckoutId, ListingId, SaleId } from "./Ids.js"
 import { AtomicAmount } from "./Money.js"
 import { Chain } from "./Wallet.js"
 
+/** A sale's state: `pending` before settlement is known, then `settled` or `failed`. */
 export const SaleStatus = Schema.Literal("pending", "settled", "failed")
+/** One of `SaleStatus`'s values. */
 export type SaleStatus = typeof SaleStatus.Type
 
 /**

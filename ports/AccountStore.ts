@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { Account } from "../domain/Account.js"
 import type { AccountId } from "../domain/Ids.js"
 
+/** Storage of seller accounts, looked up by id, email or verified code-host login. */
 export class AccountStore extends Context.Tag("ports/AccountStore")<AccountStore, {
   readonly findById: (id: AccountId) => Effect.Effect<Option.Option<Account>>
   /**

@@ -2,6 +2,10 @@ import { Context, Data, type Effect, type Option } from "effect"
 import type { AtomicAmount } from "../domain/Money.js"
 import type { Address, Chain, ChainFacts } from "../domain/Wallet.js"
 
+/**
+ * Raised by `Chains.normalize` when a payout address is not valid for its chain; `message` is shown next to the
+ * wallet field.
+ */
 export class InvalidAddress extends Data.TaggedError("InvalidAddress")<{
   readonly chain: Chain
   readonly message: string
@@ -40,8 +44,11 @@ export class Chains extends Context.Tag("ports/Chains")<Chains, {
 export interface PaymentTerms {
   /** CAIP-2. */
   readonly network: string
+  /** The token contract (Base) or mint (Solana). */
   readonly asset: string
+  /** The exact amount, in atomic units. */
   readonly amount: AtomicAmount
+  /** The address that must receive it. */
   readonly payTo: string
   /** Scheme extras: the EIP-712 domain's `name` and `version` on Base; the `feePayer` on Solana. */
   readonly extra: Readonly<Record<string, string>>
@@ -53,11 +60,15 @@ export class PaymentRefused extends Data.TaggedError("PaymentRefused")<{
   readonly payer: string | null
 }> {}
 
+/** What identifies a payment on its chain, read by `Chains.paymentIdentity`. */
 export interface PaymentIdentity {
+  /** The payment's unique key: the same payment presented twice yields the same key. */
   readonly key: string
+  /** The address that pays. */
   readonly payer: string
   /** The last moment the payment can settle, when the payload says (EVM: `validBefore`); else null. */
   readonly settleBy: Date | null
 }
 
+/** Raised by `Chains.paymentIdentity` when a payment payload cannot be read for its chain. */
 export class InvalidPayment extends Data.TaggedError("InvalidPayment")<{ readonly message: string }> {}

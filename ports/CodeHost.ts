@@ -3,32 +3,51 @@ import type { RepoRef } from "../domain/Ids.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
 export interface RepoInfo {
+  /** The repository, in the host's canonical case. */
   readonly ref: RepoRef
+  /** The repository's page on the code host. */
   readonly htmlUrl: string
+  /** Whether the repository is private (reading it needs a token). */
   readonly isPrivate: boolean
+  /** The default branch's name. */
   readonly defaultBranch: string
+  /** The commit at the head of the default branch: what a buyer gets. */
   readonly headSha: string
+  /** The repository's description. */
   readonly description: string | null
+  /** The primary language, as the host detects it. */
   readonly language: string | null
+  /** The star count. */
   readonly stars: number
+  /** The repository's topics. */
   readonly topics: ReadonlyArray<string>
+  /** The license's SPDX id, when the host detects one. */
   readonly license: string | null
 }
 
+/** One file or folder of a repository tree. */
 export interface TreeEntry {
+  /** Its path from the repository root. */
   readonly path: string
+  /** File or folder. */
   readonly type: "file" | "dir"
+  /** Its size in bytes; null for a folder. */
   readonly size: number | null
 }
 
+/** The files and folders of a repository at its head, for the repo page's preview. */
 export interface RepoTree {
+  /** The entries, as the host lists them. */
   readonly entries: ReadonlyArray<TreeEntry>
   /** True when the host or our limit cut the listing short. */
   readonly truncated: boolean
 }
 
+/** A repository's README, for the repo page and the catalog's search. */
 export interface Readme {
+  /** Its path in the repository. */
   readonly path: string
+  /** Its Markdown source. */
   readonly markdown: string
   /** Rendered and sanitised: no script, no event handlers, no javascript: links. */
   readonly html: string
@@ -37,6 +56,10 @@ export interface Readme {
 /** An owner's public repository, as the owner page's `indexed` list needs it. */
 export type OwnerRepo = Omit<RepoInfo, "defaultBranch" | "headSha">
 
+/**
+ * Why a code-host call failed: the repo or the token (`repo_not_found`, `private_repo_needs_token`,
+ * `token_rejected`, `token_lacks_access`) or the host itself (`rate_limited`, `unavailable`).
+ */
 export type CodeHostFailure =
   | "repo_not_found"
   | "private_repo_needs_token"
@@ -45,6 +68,7 @@ export type CodeHostFailure =
   | "rate_limited"
   | "unavailable"
 
+/** Raised by every `CodeHost` call that fails; `reason` tells a refusal from an outage. */
 export class CodeHostError extends Data.TaggedError("CodeHostError")<{
   readonly reason: CodeHostFailure
   readonly retryAfterSeconds?: number

@@ -1,5 +1,6 @@
 import { Context, Data, Effect, type Redacted } from "effect"
 
+/** Why a `CodeHostIdentity` call failed. */
 export type CodeHostIdentityFailure =
   /** The operator has not configured an OAuth app. */
   | "not_configured"
@@ -8,6 +9,7 @@ export type CodeHostIdentityFailure =
   /** The code host failed or rate-limited us. */
   | "unavailable"
 
+/** Raised by `CodeHostIdentity` calls: not configured, a refused code, or the host failing. */
 export class CodeHostIdentityError extends Data.TaggedError("CodeHostIdentityError")<{
   readonly reason: CodeHostIdentityFailure
   readonly message: string
@@ -16,6 +18,7 @@ export class CodeHostIdentityError extends Data.TaggedError("CodeHostIdentityErr
 
 /** What a finished authorization proves: the verified login, and the user's token for asking about repos. */
 export interface HostProof {
+  /** The code-host login the authorization proved. */
   readonly login: string
   /** The user's own token (no scope: it reads only what is public). Seal it before storing; never show it. */
   readonly token: Redacted.Redacted<string>

@@ -8,8 +8,20 @@ export class LiveListingExists extends Data.TaggedError("LiveListingExists")<{ r
 
 /** A checkout with the listing it belongs to, as stored now; the listing is None if no such listing is stored. */
 export interface CheckoutWithListing {
+  /** The checkout. */
   readonly checkout: Checkout
+  /** Its listing, or None. */
   readonly listing: Option.Option<Listing>
+}
+
+/** What a sitemap needs of a selling listing: where its pages are and when it last changed. */
+export interface SellingRepo {
+  /** The repo owner, in the code host's canonical case. */
+  readonly owner: string
+  /** The repo name, in the code host's canonical case. */
+  readonly name: string
+  /** When the listing last changed. */
+  readonly updatedAt: Date
 }
 
 /**
@@ -31,6 +43,11 @@ export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore
   ) => Effect.Effect<ReadonlyArray<Listing>>
   /** Live listings under a code-host owner, case-insensitively. */
   readonly listLiveByOwner: (owner: string) => Effect.Effect<ReadonlyArray<Listing>>
+  /**
+   * Every selling listing (live, priced, with at least one payout address; `isSelling`), ordered by owner
+   * then name, case-insensitively: the sitemap. Names and a date only, so a large market stays cheap.
+   */
+  readonly listSelling: () => Effect.Effect<ReadonlyArray<SellingRepo>>
   readonly insert: (listing: Listing) => Effect.Effect<void, LiveListingExists>
   /** Replaces the stored listing with the same id. */
   readonly update: (listing: Listing) => Effect.Effect<void>

@@ -1,14 +1,21 @@
 import { Context, Data, type Effect } from "effect"
 
+/** One outgoing mail. */
 export interface Mail {
+  /** The recipient's address. */
   readonly to: string
+  /** The subject line. */
   readonly subject: string
+  /** The plain-text body. */
   readonly text: string
+  /** An optional HTML body, sent beside the text. */
   readonly html?: string
 }
 
+/** Raised by `Mailer.send` when the mail could not be handed over. */
 export class MailError extends Data.TaggedError("MailError")<{ readonly message: string }> {}
 
+/** Outgoing mail (the sign-in links). */
 export class Mailer extends Context.Tag("ports/Mailer")<Mailer, {
   readonly send: (mail: Mail) => Effect.Effect<void, MailError>
 }>() {}

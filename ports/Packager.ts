@@ -1,7 +1,10 @@
 import { Context, type Stream } from "effect"
 
+/** One file to put into an archive. */
 export interface PackagedFile {
+  /** Its path inside the archive. */
   readonly path: string
+  /** Its text content. */
   readonly content: string
 }
 

@@ -5,19 +5,27 @@ import type { Chain } from "../domain/Wallet.js"
 
 /** One payment option a checkout offers: x402 `exact` scheme, USDC, one chain. */
 export interface PaymentRequirement {
+  /** The chain the payment is made on. */
   readonly chain: Chain
+  /** Real money (true) or test money (false). */
   readonly livemode: boolean
+  /** The x402 scheme: always `exact`. */
   readonly scheme: "exact"
   /** CAIP-2 network id (x402 v2). */
   readonly network: string
   /** Network name for x402 v1 (`base`, `base-sepolia`, `solana`, `solana-devnet`). */
   readonly v1Network: string
+  /** The USDC contract (Base) or mint (Solana). */
   readonly asset: string
+  /** The price, in atomic units. */
   readonly amount: AtomicAmount
+  /** The payout address on this chain. */
   readonly payTo: string
+  /** How long the payment may take to settle. */
   readonly maxTimeoutSeconds: number
   /** Absolute URL of the checkout being paid. */
   readonly resource: string
+  /** What is being bought, for the wallet to show. */
   readonly description: string
   /** Scheme extras: the EIP-712 domain on Base; the fee payer (and a blockhash in test mode) on Solana. */
   readonly extra: Readonly<Record<string, string>>
@@ -28,10 +36,13 @@ export interface PaymentRequirement {
  * not yet trusted. `accepted` is what a v2 client says it paid for; v1 clients only name scheme and network.
  */
 export interface SubmittedPayment {
+  /** The x402 protocol version the buyer used. */
   readonly x402Version: 1 | 2
+  /** The scheme the buyer names. */
   readonly scheme: string
   /** CAIP-2, v1 names already mapped. */
   readonly network: string
+  /** What a v2 client says it paid for; None from a v1 client. */
   readonly accepted: Option.Option<{
     readonly scheme: string
     readonly network: string
@@ -51,18 +62,27 @@ export interface SubmittedPayment {
   readonly raw: unknown
 }
 
+/** A facilitator's answer to verify. */
 export interface Verification {
+  /** Whether the payment can settle for the requirement. */
   readonly valid: boolean
+  /** The x402 reason, when invalid. */
   readonly invalidReason: string | null
+  /** The paying address, when known. */
   readonly payer: string | null
 }
 
+/** A facilitator's answer to settle. */
 export interface Settlement {
+  /** Whether the payment settled. */
   readonly success: boolean
   /** On-chain transaction id; simulated ones start with `sim_`. */
   readonly transaction: string | null
+  /** The CAIP-2 network it settled on. */
   readonly network: string
+  /** The paying address, when known. */
   readonly payer: string | null
+  /** The x402 reason, when it failed. */
   readonly errorReason: string | null
 }
 
@@ -78,13 +98,20 @@ export type SettlementStatus =
   | { readonly _tag: "Unsettled" }
   | { readonly _tag: "Unknown"; readonly reason: string }
 
+/**
+ * Raised when a facilitator could not be asked or answered nonsense: unreachable, timed out, or a bad response. A
+ * settle that fails this way has an unknown outcome.
+ */
 export class FacilitatorError extends Data.TaggedError("FacilitatorError")<{
   readonly reason: "unreachable" | "timeout" | "bad_response"
   readonly message: string
 }> {}
 
+/** One x402 facilitator (real or simulated): verifies and settles payments, and tells what became of one. */
 export interface Facilitator {
+  /** Checks that a payment would settle for the requirement, moving no money. */
   readonly verify: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Verification, FacilitatorError>
+  /** Settles the payment on chain. */
   readonly settle: (payment: SubmittedPayment, requirement: PaymentRequirement) => Effect.Effect<Settlement, FacilitatorError>
   /** Reads whether a recorded sale's payment settled, from the chain (live) or the simulated ledger (test). */
   readonly status: (sale: Sale) => Effect.Effect<SettlementStatus>

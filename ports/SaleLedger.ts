@@ -4,24 +4,35 @@ import type { Sale, SaleStatus } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
 import type { WebhookEvent } from "../domain/WebhookEvent.js"
 
+/** Settled money of one chain and mode. */
 export interface SaleTotal {
+  /** The chain. */
   readonly chain: Chain
+  /** Live (true) or test (false) sales. */
   readonly livemode: boolean
   /** Atomic USDC units. */
   readonly amount: bigint
+  /** How many sales. */
   readonly count: number
 }
 
+/** One page of an account's sales. */
 export interface SalePage {
+  /** The sales, newest first. */
   readonly sales: ReadonlyArray<Sale>
   /** Opaque cursor for the next (older) page, null on the last page. */
   readonly nextCursor: string | null
 }
 
+/** Which settled sale `SaleLedger.findSettledByPayer` looks for. */
 export interface SettledByPayer {
+  /** The listing bought. */
   readonly listingId: ListingId
+  /** Live (true) or test (false). */
   readonly livemode: boolean
+  /** The chain it was paid on. */
   readonly chain: Chain
+  /** The paying address. */
   readonly payer: string
 }
 

@@ -14,10 +14,13 @@ export interface WalletProofExpectation {
 export interface ProvenWallet {
   /** As signed: EVM addresses in the case the wallet used, Solana addresses base58. */
   readonly address: string
+  /** The CAIP-2 network the wallet signed for. */
   readonly network: string
   /** The challenge nonce the wallet signed; the caller decides whether it is one of its own and unspent. */
   readonly nonce: string
+  /** When the challenge was issued, as signed. */
   readonly issuedAt: Date
+  /** When the challenge expires, as signed; null when it names no expiry. */
   readonly expiresAt: Date | null
 }
 

@@ -1,5 +1,6 @@
 import { Context, Data, type Effect, type Redacted } from "effect"
 
+/** Raised by the WebhookSender: a target refused by the network policy, a timeout, or a network failure. */
 export class WebhookSendError extends Data.TaggedError("WebhookSendError")<{
   readonly reason: "refused_target" | "timeout" | "network"
   readonly message: string

@@ -10,10 +10,13 @@ const FORMAT = "expected kid:base64key[,kid2:base64key2] with each key 32 bytes 
 
 /** The keys a SecretBox may use: the first one seals, every one opens (so keys can rotate). */
 export interface KeyRing {
+  /** The key that seals, with its id (written into every sealed secret). */
   readonly primary: { readonly kid: string; readonly key: Redacted.Redacted<Buffer> }
+  /** Every key that opens, by id. */
   readonly byKid: ReadonlyMap<string, Redacted.Redacted<Buffer>>
 }
 
+/** A key ring of the given keys: the first seals, all open. */
 export const keyRingOf = (
   keys: readonly [{ readonly kid: string; readonly key: Buffer }, ...ReadonlyArray<{ readonly kid: string; readonly key: Buffer }>]
 ): KeyRing => ({

@@ -8,6 +8,7 @@ import { type Eip3009Domain, type Eip3009Payment, evmChainId, parseEip3009Paymen
  * test twin's simulated facilitator. Reason strings are @x402/evm 2.27's own (`invalid_exact_evm_*`).
  */
 
+/** The x402 reasons an EVM payment is refused with, as @x402/evm names them. */
 export const EvmReason = {
   payload: "invalid_payload",
   scheme: "invalid_exact_evm_scheme",
@@ -29,10 +30,15 @@ export const VALID_BEFORE_MARGIN_SECONDS = 6n
 
 /** What an EIP-3009 payment must be for (a requirement's or a sale's terms). */
 export interface Eip3009Terms {
+  /** The CAIP-2 network. */
   readonly network: string
+  /** The token contract. */
   readonly asset: string
+  /** The exact amount, in atomic units. */
   readonly amount: bigint
+  /** The address that must receive it. */
   readonly payTo: string
+  /** Scheme extras: the token's EIP-712 domain `name` and `version`. */
   readonly extra: Readonly<Record<string, string>>
 }
 

@@ -11,6 +11,7 @@ const USDC_EIP3009 = parseAbi([
 ])
 const [, AUTHORIZATION_USED, AUTHORIZATION_CANCELED] = USDC_EIP3009
 
+/** Where and how the EIP-3009 status reader asks the chain. */
 export interface Eip3009StatusOptions {
   /** The CAIP-2 network this RPC endpoint serves (only its sales are read). */
   readonly network: string

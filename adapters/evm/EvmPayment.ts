@@ -18,19 +18,27 @@ export const transferWithAuthorizationTypes = {
   ]
 } as const
 
+/** An EIP-3009 `transferWithAuthorization` as x402's `exact` EVM payload carries it. */
 export interface Eip3009Authorization {
   /** EIP-55 checksummed. */
   readonly from: Hex
+  /** The recipient. */
   readonly to: Hex
+  /** The amount, in atomic units. */
   readonly value: bigint
+  /** Unix seconds after which it is valid. */
   readonly validAfter: bigint
+  /** Unix seconds before which it must settle. */
   readonly validBefore: bigint
   /** 32 bytes, lower-case hex. */
   readonly nonce: Hex
 }
 
+/** x402's `exact` EVM payload: the authorization and its signature. */
 export interface Eip3009Payment {
+  /** The payer's EIP-712 signature of the authorization. */
   readonly signature: Hex
+  /** The authorization signed. */
   readonly authorization: Eip3009Authorization
 }
 

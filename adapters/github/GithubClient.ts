@@ -15,6 +15,7 @@ export interface GithubTuning {
    * each cost a request against the server's shared quota. Outages and rate limits are never remembered.
    */
   readonly missingFreshMs: number
+  /** How many answers the cache holds at most. */
   readonly cacheMaxEntries: number
   /** Estimated bytes of cached answers. */
   readonly cacheMaxWeight: number
@@ -26,9 +27,11 @@ export interface GithubTuning {
   readonly maxReadmeBytes: number
   /** Retries of a failed request (network error, 5xx), with (n+1)² × retryBaseMs between them. */
   readonly retries: number
+  /** The base of the wait between retries. */
   readonly retryBaseMs: number
   /** A secondary rate limit asking to wait at most this long is retried once; anything else fails fast. */
   readonly maxSecondaryWaitSeconds: number
+  /** The unit of the wait a secondary rate limit asks for (1 s in production; tests shorten it). */
   readonly secondaryWaitUnitMs: number
   /** Whole budget of one call, retries included. */
   readonly requestTimeoutMs: number
@@ -36,6 +39,7 @@ export interface GithubTuning {
   readonly maxArchiveRedirects: number
 }
 
+/** The production tuning of the GitHub client. */
 export const DEFAULT_TUNING: GithubTuning = {
   freshMs: 10 * 60_000,
   missingFreshMs: 5 * 60_000,

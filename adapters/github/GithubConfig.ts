@@ -55,8 +55,11 @@ const optionalSecret = (name: string) =>
 /** `GITHUB_TOKEN`: the server's own token for public reads (a higher rate limit); unset is fine. */
 export const githubServerToken: Config.Config<Option.Option<Redacted.Redacted<string>>> = optionalSecret("GITHUB_TOKEN")
 
+/** The GitHub OAuth app of the code-host connection. */
 export interface OAuthApp {
+  /** The app's client id. */
   readonly clientId: string
+  /** The app's client secret. */
   readonly clientSecret: Redacted.Redacted<string>
 }
 

@@ -1,5 +1,6 @@
 import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect"
-import nodemailer from "nodemailer"
+import type { Transporter } from "nodemailer"
+import { NodemailerModule } from "../LazyModules.js"
 import { MailError, Mailer } from "../../ports/Mailer.js"
 
 // The URL carries the SMTP password, so it is never echoed back, not even in a configuration error.
@@ -40,29 +41,33 @@ export const MailerSmtp = Layer.scoped(
   Effect.gen(function*() {
     const url = yield* smtpUrl
     const from = yield* mailFrom
-    const transport = yield* Effect.acquireRelease(
-      // nodemailer waits minutes by default; a sign-in request should not. Query options in SMTP_URL win.
-      Effect.sync(() =>
+    // nodemailer is loaded, and the transport made, with the first mail rather than when the layer is built:
+    // a Lambda instance's init phase, and most requests, send none (adapters/LazyModules.ts). Making the
+    // transport opens no connection.
+    const nodemailerModule = yield* NodemailerModule
+    let made: Promise<Transporter> | undefined
+    const transport = () =>
+      made ??= nodemailerModule().then(({ default: nodemailer }) =>
+        // nodemailer waits minutes by default; a sign-in request should not. Query options in SMTP_URL win.
         nodemailer.createTransport({
           url: Redacted.value(url),
           connectionTimeout: 10_000,
           greetingTimeout: 10_000,
           socketTimeout: 30_000
         })
-      ),
-      (transport) => Effect.sync(() => transport.close())
-    )
+      )
+    yield* Effect.addFinalizer(() => Effect.promise(() => made?.then((t) => t.close(), () => undefined) ?? Promise.resolve()))
     return {
       send: (mail) =>
         Effect.tryPromise({
           try: () =>
-            transport.sendMail({
+            transport().then((t) => t.sendMail({
               from,
               to: mail.to,
               subject: mail.subject,
               text: mail.text,
               ...(mail.html !== undefined ? { html: mail.html } : {})
-            }),
+            })),
           catch: toMailError
         }).pipe(Effect.asVoid, Effect.withSpan("Mailer.send"))
     }

@@ -3,6 +3,7 @@ import type { Account } from "../../domain/Account.js"
 import type { AccountId } from "../../domain/Ids.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 
+/** The AccountStore in memory, for tests and embedding. */
 export const AccountStoreMemory = Layer.sync(AccountStore, () => {
   const accounts = new Map<AccountId, Account>()
   const byEmail = (email: string) => [...accounts.values()].find((a) => a.email === email)

@@ -2,6 +2,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { CodeHostIdentity, CodeHostIdentityError, identityNotConfigured } from "../../ports/CodeHostIdentity.js"
 
 
+/** What the memory code-host identity knows beyond owners controlling their own repos. */
 export interface IdentityMemoryOptions {
   /** Logins with admin rights on repos they do not own, by `owner/name` (case-insensitive). */
   readonly admins?: Readonly<Record<string, ReadonlyArray<string>>>

@@ -5,18 +5,29 @@ import { escapeHtml } from "../html/EscapeHtml.js"
 
 /** A repository the fake code host serves. Files are path → content. */
 export interface FakeRepo {
+  /** The owner's login. */
   readonly owner: string
+  /** The repository name. */
   readonly name: string
+  /** Private (needs `token`); default false. */
   readonly isPrivate?: boolean
   /** For a private repo: the one token that can read it. */
   readonly token?: string
+  /** Default null. */
   readonly description?: string | null
+  /** Default null. */
   readonly language?: string | null
+  /** Default 0. */
   readonly stars?: number
+  /** Default none. */
   readonly topics?: ReadonlyArray<string>
+  /** An SPDX id; default null. */
   readonly license?: string | null
+  /** Default `main`. */
   readonly defaultBranch?: string
+  /** The commit a buyer gets; a fixed fake sha by default. */
   readonly headSha?: string
+  /** The repository's files, path to content. */
   readonly files?: Readonly<Record<string, string>>
 }
 

@@ -3,6 +3,7 @@ import { ApiKey, type MagicLinkToken, type Session } from "../../domain/Credenti
 import type { ApiKeyId, SessionId, TokenDigest } from "../../domain/Ids.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
 
+/** The CredentialStore in memory, for tests and embedding. */
 export const CredentialStoreMemory = Layer.sync(CredentialStore, () => {
   const magic = new Map<TokenDigest, MagicLinkToken>()
   const sessions = new Map<SessionId, Session>()

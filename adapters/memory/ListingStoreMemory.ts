@@ -1,14 +1,28 @@
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { Checkout } from "../../domain/Checkout.js"
 import { Checkout as CheckoutClass } from "../../domain/Checkout.js"
 import { repoKey, type CheckoutId, type ListingId } from "../../domain/Ids.js"
 import type { Listing } from "../../domain/Listing.js"
+import { isSelling } from "../../domain/rules/Selling.js"
 import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
+
+// Code-point order of the lower-cased names, as PostgreSQL sorts them under the "C" collation.
+const byLower = (a: string, b: string) => {
+  const x = a.toLowerCase()
+  const y = b.toLowerCase()
+  return x < y ? -1 : x > y ? 1 : 0
+}
 
 const newestFirst = (a: Listing, b: Listing) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
 
-export const ListingStoreMemory = Layer.sync(ListingStore, () => {
-  const listings = new Map<ListingId, Listing>()
+/** The listings map, shared with ListingCatalogMemory, which searches the same listings. */
+export class ListingsMemory extends Context.Tag("adapters/memory/ListingsMemory")<ListingsMemory, Map<ListingId, Listing>>() {
+  /** A fresh, empty map: provide it once to both ListingStoreMemory and ListingCatalogMemory. */
+  static readonly Live = Layer.sync(ListingsMemory, () => new Map<ListingId, Listing>())
+}
+
+/** The ListingStore in memory; needs ListingsMemory, which the catalog shares. */
+export const ListingStoreMemory = Layer.effect(ListingStore, Effect.map(ListingsMemory, (listings) => {
   const checkouts = new Map<CheckoutId, Checkout>()
   const live = () => [...listings.values()].filter((l) => l.isLive)
   return {
@@ -25,6 +39,13 @@ export const ListingStoreMemory = Layer.sync(ListingStore, () => {
       ),
     listLiveByOwner: (owner) =>
       Effect.sync(() => live().filter((l) => l.repo.owner.toLowerCase() === owner.toLowerCase()).sort(newestFirst)),
+    listSelling: () =>
+      Effect.sync(() =>
+        live()
+          .filter(isSelling)
+          .map((l) => ({ owner: l.repo.owner, name: l.repo.name, updatedAt: l.updatedAt }))
+          .sort((a, b) => byLower(a.owner, b.owner) || byLower(a.name, b.name))
+      ),
     insert: (listing) =>
       Effect.suspend(() => {
         if (listing.isLive && live().some((l) => l.repo.key === listing.repo.key)) {
@@ -48,4 +69,4 @@ export const ListingStoreMemory = Layer.sync(ListingStore, () => {
         if (checkout && checkout.voidedAt === null) checkouts.set(id, new CheckoutClass({ ...checkout, voidedAt: at }))
       })
   }
-})
+}))

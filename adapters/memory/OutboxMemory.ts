@@ -9,8 +9,10 @@ import { Outbox } from "../../ports/Outbox.js"
  */
 export class OutboxEvents extends Context.Tag("memory/OutboxEvents")<OutboxEvents, Map<EventId, WebhookEvent>>() {}
 
+/** A fresh, empty `OutboxEvents` map. */
 export const OutboxEventsMemory = Layer.sync(OutboxEvents, () => new Map<EventId, WebhookEvent>())
 
+/** The Outbox in memory; needs OutboxEvents, which SaleLedgerMemory shares. */
 export const OutboxMemory = Layer.effect(Outbox, Effect.gen(function*() {
   const events = yield* OutboxEvents
   return {

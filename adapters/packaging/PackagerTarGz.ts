@@ -98,4 +98,5 @@ export const tarGz = (files: ReadonlyArray<PackagedFile>): Stream.Stream<Uint8Ar
     })
   )
 
+/** The Packager: gzipped tar archives, streamed. */
 export const PackagerTarGz = Layer.succeed(Packager, { tarGz })

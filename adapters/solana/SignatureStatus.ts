@@ -2,6 +2,7 @@ import { Effect, Redacted } from "effect"
 import type { Sale } from "../../domain/Sale.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 
+/** Where and how the Solana status reader asks the chain. */
 export interface SignatureStatusOptions {
   /** The CAIP-2 network this RPC endpoint serves (only its sales are read). */
   readonly network: string

@@ -8,6 +8,7 @@ import { associatedTokenAddress, decodeSolanaPayment, paymentTransfer } from "./
  * facilitator (Chains.checkPayment) and by the test twin's simulated facilitator. Reasons are @x402/svm 2.27's.
  */
 
+/** The x402 reasons a Solana payment is refused with, as @x402/svm names them. */
 export const SvmReason = {
   scheme: "invalid_exact_svm_unsupported_scheme",
   networkMismatch: "invalid_exact_svm_network_mismatch",
@@ -53,9 +54,13 @@ export const verifyEd25519 = async (address: string, signature: Uint8Array, mess
 
 /** What an SVM payment must be for (a requirement's or a sale's terms); `extra.feePayer` when named. */
 export interface SolanaTerms {
+  /** The USDC mint. */
   readonly asset: string
+  /** The exact amount, in atomic units. */
   readonly amount: bigint
+  /** The owner of the account that must receive it. */
   readonly payTo: string
+  /** Scheme extras: `feePayer` when named. */
   readonly extra: Readonly<Record<string, string>>
 }
 

@@ -49,12 +49,15 @@ export interface TransferChecked {
   readonly decimals: number
 }
 
+/** A Solana payment transaction, decoded but not yet trusted. */
 export interface DecodedSolanaPayment {
   /** The bytes every signer signs. */
   readonly messageBytes: Uint8Array
   /** Fee payer first, then the other required signers, with their signatures (null when not signed yet). */
   readonly signers: ReadonlyArray<{ readonly address: string; readonly signature: Uint8Array | null }>
+  /** The fee payer's address. */
   readonly feePayer: string
+  /** The transaction's instructions, decoded. */
   readonly instructions: ReadonlyArray<SolanaInstruction>
 }
 

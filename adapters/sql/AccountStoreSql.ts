@@ -46,6 +46,7 @@ export const AccountFromRow = Schema.transform(AccountRow, Account, {
   })
 })
 
+/** The AccountStore on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const AccountStoreSql = Layer.effect(
   AccountStore,
   Effect.gen(function*() {

@@ -5,6 +5,7 @@ import { CredentialStore } from "../../ports/CredentialStore.js"
 import { TimestampColumn } from "./Columns.js"
 import { ApiKeyFromRow, MagicLinkTokenFromRow, SessionFromRow } from "./CredentialRows.js"
 
+/** The CredentialStore on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const CredentialStoreSql = Layer.effect(
   CredentialStore,
   Effect.gen(function*() {

@@ -16,3 +16,12 @@ export const DatabaseLive = Layer.unwrapEffect(
       })
   )
 )
+
+/**
+ * Whether the host runs on a PostgreSQL server (`DATABASE_URL` set), which other hosts may share: then limits
+ * are counted and writes announced in the database. The embedded PGlite serves one process only.
+ */
+export const sharedDatabaseConfigured: Config.Config<boolean> = Config.map(
+  Config.option(Config.redacted("DATABASE_URL")),
+  (url) => Option.isSome(Option.filter(url, (value) => Redacted.value(value).trim() !== ""))
+)

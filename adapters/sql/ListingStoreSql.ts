@@ -29,6 +29,7 @@ const splitJoined = (row: Record<string, unknown>) => {
   return { checkout, listing: listing["id"] === null || listing["id"] === undefined ? null : listing }
 }
 
+/** The ListingStore on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const ListingStoreSql = Layer.effect(
   ListingStore,
   Effect.gen(function*() {
@@ -66,6 +67,15 @@ export const ListingStoreSql = Layer.effect(
         sql`SELECT * FROM listings WHERE lower(owner) = lower(${owner}) AND status = 'live'
             ORDER BY created_at DESC, id DESC`
     })
+    const listSelling = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ owner: Schema.String, name: Schema.String, updatedAt: TimestampColumn }),
+      // Code-point order ("C"), the same on every server whatever its default collation, and the memory adapter's.
+      execute: () =>
+        sql`SELECT owner, name, updated_at AS "updatedAt" FROM listings
+            WHERE status = 'live' AND price IS NOT NULL AND (wallet_base IS NOT NULL OR wallet_solana IS NOT NULL)
+            ORDER BY lower(owner) COLLATE "C", lower(name) COLLATE "C"`
+    })
     const insert = SqlSchema.void({
       Request: ListingFromRow,
       execute: (row) => sql`INSERT INTO listings ${sql.insert(row)}`
@@ -100,6 +110,7 @@ export const ListingStoreSql = Layer.effect(
       listByAccount: (accountId, { includeTakenDown }) =>
         listByAccount({ accountId, includeTakenDown }).pipe(Effect.orDie),
       listLiveByOwner: (owner) => listLiveByOwner(owner).pipe(Effect.orDie),
+      listSelling: () => listSelling(undefined).pipe(Effect.orDie),
       // Its own savepoint inside a transaction: a caller may catch LiveListingExists and go on, which an
       // aborted PostgreSQL transaction would not allow.
       insert: (listing: Listing) =>

@@ -4,13 +4,17 @@ import initial from "./migrations/0001_initial.js"
 import paymentRecovery from "./migrations/0002_payment_recovery.js"
 import siwxLookup from "./migrations/0003_siwx_lookup.js"
 import hostConnectionToken from "./migrations/0004_host_connection_token.js"
+import listingSearch from "./migrations/0005_listing_search.js"
+import rateLimits from "./migrations/0006_rate_limits.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
   "0001_initial": initial,
   "0002_payment_recovery": paymentRecovery,
   "0003_siwx_lookup": siwxLookup,
-  "0004_host_connection_token": hostConnectionToken
+  "0004_host_connection_token": hostConnectionToken,
+  "0005_listing_search": listingSearch,
+  "0006_rate_limits": rateLimits
 }
 
 /**
@@ -23,4 +27,5 @@ export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(mig
   Effect.retry({ times: 2, schedule: Schedule.spaced("200 millis") })
 )
 
+/** Runs the migrations when the layer is built: put it before the SQL stores. */
 export const MigrationsLive = Layer.effectDiscard(runMigrations)

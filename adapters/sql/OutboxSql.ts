@@ -5,6 +5,7 @@ import { Outbox } from "../../ports/Outbox.js"
 import { TimestampColumn } from "./Columns.js"
 import { WebhookEventFromRow } from "./WebhookEventRow.js"
 
+/** The webhook Outbox on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const OutboxSql = Layer.effect(
   Outbox,
   Effect.gen(function*() {

@@ -13,10 +13,13 @@ const APPLICATION_NAME = "repomarket"
  *   one from the pool when all are busy.
  */
 export interface PgTimeouts {
+  /** `DATABASE_STATEMENT_TIMEOUT_MS`: the longest a statement may run. */
   readonly statementTimeoutMs: number
+  /** `DATABASE_CONNECT_TIMEOUT_MS`: the longest opening a connection may take. */
   readonly connectTimeoutMs: number
 }
 
+/** The default timeouts: 10 s per statement, 5 s to connect. */
 export const DEFAULT_PG_TIMEOUTS: PgTimeouts = { statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 }
 
 /** Margin of the client-side read timeout over the server's statement timeout. */

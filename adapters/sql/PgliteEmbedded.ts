@@ -23,6 +23,7 @@ import { EmbeddedDatabaseError, lockDataDir } from "./DataDirLock.js"
 /** Pool size; the socket server accepts twice as many so a pool reconnecting never finds it full. */
 const POOL_SIZE = 4
 
+/** Options of the embedded PGlite database. */
 export interface PgliteEmbeddedOptions {
   /** Where PGlite keeps its files; created if missing. Opening a fresh one takes seconds, reopening far less. */
   readonly dataDir: string

@@ -7,6 +7,7 @@ import { SaleLedger } from "../../ports/SaleLedger.js"
 import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow } from "./SaleRow.js"
 import { WebhookEventFromRow } from "./WebhookEventRow.js"
 
+/** The SaleLedger on PostgreSQL (or PGlite); one sale per payment key, enforced by a unique constraint. */
 export const SaleLedgerSql = Layer.effect(
   SaleLedger,
   Effect.gen(function*() {

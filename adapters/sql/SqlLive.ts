@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AccountStoreSql } from "./AccountStoreSql.js"
 import { CredentialStoreSql } from "./CredentialStoreSql.js"
+import { ListingCatalogSql } from "./ListingCatalogSql.js"
 import { ListingStoreSql } from "./ListingStoreSql.js"
 import { MigrationsLive } from "./Migrations.js"
 import { OutboxSql } from "./OutboxSql.js"
@@ -14,6 +15,7 @@ import { TransactorSql } from "./TransactorSql.js"
  */
 export const StorageSql = Layer.mergeAll(
   ListingStoreSql,
+  ListingCatalogSql,
   AccountStoreSql,
   CredentialStoreSql,
   SaleLedgerSql,

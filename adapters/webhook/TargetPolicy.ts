@@ -15,6 +15,10 @@ for (const [net, prefix] of [
   ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32], ["100::", 64]
 ] as const) blocked.addSubnet(net, prefix, "ipv6")
 
+/**
+ * Whether an IP address is one a webhook may not reach (private, loopback, link-local, multicast or reserved
+ * ranges); true for anything that is not an IP.
+ */
 export const isForbiddenAddress = (address: string): boolean => {
   const family = isIP(address)
   if (family === 4) return blocked.check(address, "ipv4")
@@ -25,6 +29,7 @@ export const isForbiddenAddress = (address: string): boolean => {
   return true
 }
 
+/** The outcome of checking a webhook target: the addresses it may be reached at, or why it is refused. */
 export type TargetVerdict = { readonly ok: true; readonly addresses: ReadonlyArray<string> } | { readonly ok: false; readonly message: string }
 
 /** Checks scheme and every address the host resolves to. */

@@ -1,7 +1,8 @@
 import type { LookupAddress } from "node:dns"
 import { lookup as dnsLookup } from "node:dns"
 import { Config, Effect, Layer, Redacted } from "effect"
-import { Agent, fetch } from "undici"
+import type { Agent } from "undici"
+import { UndiciModule } from "../LazyModules.js"
 import { WebhookSender, WebhookSendError } from "../../ports/WebhookSender.js"
 import { signatureHeader, SIGNATURE_HEADER } from "./Signature.js"
 import { checkTarget, isForbiddenAddress } from "./TargetPolicy.js"
@@ -28,8 +29,16 @@ export const WebhookSenderHttp = Layer.scoped(
         }
         callback(null, list)
       })
-    const agent = new Agent({ connect: { lookup: guardedLookup as never }, keepAliveTimeout: 10_000 })
-    yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
+    // undici (1 MB of script) is loaded with the first post, not when the layer is built: a Lambda instance's
+    // init phase, and most of its requests, send no webhook (adapters/LazyModules.ts).
+    const undici = yield* UndiciModule
+    let connection: Promise<{ readonly agent: Agent; readonly fetch: typeof import("undici").fetch }> | undefined
+    const connect = () =>
+      connection ??= undici().then(({ Agent, fetch }) => ({
+        agent: new Agent({ connect: { lookup: guardedLookup as never }, keepAliveTimeout: 10_000 }),
+        fetch
+      }))
+    yield* Effect.addFinalizer(() => Effect.promise(() => connection?.then(({ agent }) => agent.close(), () => undefined) ?? Promise.resolve()))
 
     // Bounded, so a slow resolver cannot stretch an attempt past its outbox lease.
     const check = (url: string) =>
@@ -44,6 +53,7 @@ export const WebhookSenderHttp = Layer.scoped(
         check(url).pipe(
           Effect.zipRight(Effect.tryPromise({
             try: async (signal) => {
+              const { agent, fetch } = await connect()
               const res = await fetch(url, {
                 method: "POST",
                 body,

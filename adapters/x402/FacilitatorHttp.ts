@@ -15,6 +15,7 @@ import {
   type SubmittedPayment,
   type Verification
 } from "../../ports/PaymentFacilitator.js"
+import { withOurDiscovery } from "./BazaarDiscovery.js"
 import { SOLANA_MAINNET } from "./Networks.js"
 import { requirementV1, requirementV2 } from "./Wire.js"
 
@@ -23,9 +24,13 @@ export const VERIFY_TIMEOUT_MS = 10_000
 export const SETTLE_TIMEOUT_MS = 30_000
 export const SUPPORTED_TIMEOUT_MS = 10_000
 
+/** How long each call to an HTTP facilitator may take. */
 export interface FacilitatorHttpTimeouts {
+  /** `/verify`. */
   readonly verifyMs: number
+  /** `/settle`; past it, the outcome is unknown. */
   readonly settleMs: number
+  /** `/supported`. */
   readonly supportedMs: number
 }
 
@@ -35,7 +40,9 @@ const DEFAULT_TIMEOUTS: FacilitatorHttpTimeouts = {
   supportedMs: SUPPORTED_TIMEOUT_MS
 }
 
+/** A real x402 facilitator over HTTP. */
 export interface FacilitatorHttp {
+  /** Verifies and settles through the facilitator's HTTP API. */
   readonly facilitator: Facilitator
   /**
    * The fee payer the facilitator names for `exact` on Solana mainnet (`kinds[].extra.feePayer` of
@@ -67,10 +74,15 @@ const toFacilitatorError = (operation: Operation, error: unknown): FacilitatorEr
 const call = <A>(operation: Operation, run: () => Promise<A>): Effect.Effect<A, unknown> =>
   Effect.tryPromise({ try: run, catch: (error) => error }).pipe(Effect.withSpan(`FacilitatorHttp.${operation}`))
 
-/** The v1 payload goes out as received with v1 requirements; v2 with v2 requirements (amount as a string). */
+/**
+ * The v1 payload goes out as received with v1 requirements; v2 with v2 requirements (amount as a string) and
+ * our checkout's resource and `bazaar` declaration in place of whatever the buyer echoed (`withOurDiscovery`).
+ */
 const wireArgs = (payment: SubmittedPayment, requirement: PaymentRequirement): [PaymentPayload, PaymentRequirements] => [
   // The client only serialises these; a v1 payload is sent in its own v1 shape, as the v1 facilitator API wants.
-  payment.raw as PaymentPayload,
+  (payment.x402Version === 1
+    ? payment.raw
+    : withOurDiscovery(payment.raw, { url: requirement.resource, description: requirement.description })) as PaymentPayload,
   (payment.x402Version === 1 ? requirementV1(requirement) : requirementV2(requirement)) as unknown as PaymentRequirements
 ]
 

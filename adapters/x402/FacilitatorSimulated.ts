@@ -20,6 +20,7 @@ import { type SimulatedFeePayer, settleSolanaSimulated, verifySolanaSimulated } 
 /** What a requirement on a network the simulated facilitator does not serve is refused with. */
 export const UNSUPPORTED_NETWORK = "unsupported_network"
 
+/** The test twin's simulated facilitator: moves test USDC on a SimulatedLedger, never on a real chain. */
 export interface SimulatedFacilitator {
   /** Verifies and settles on the test networks only (Base Sepolia, Solana devnet). */
   readonly facilitator: Facilitator

@@ -14,8 +14,11 @@ export const MAX_PAYMENT_HEADER_LENGTH = 16 * 1024
  * a whole request's headers object may be passed as it is.
  */
 export interface PaymentHeaders {
+  /** The x402 v2 payment header. */
   readonly "payment-signature"?: string | undefined
+  /** The x402 v1 payment header. */
   readonly "x-payment"?: string | undefined
+  /** Any other header, ignored. */
   readonly [name: string]: string | undefined
 }
 

@@ -7,12 +7,17 @@ import { Either } from "effect"
  */
 export const SIMULATED_FAUCET_ATOMIC = 1_000_000n * 1_000_000n
 
+/** One transfer of test USDC on the simulated ledger. */
 export interface SimulatedTransfer {
+  /** The CAIP-2 network. */
   readonly network: string
   /** What the chain would mark used: the EIP-3009 `from:nonce`, or the Solana transaction signature. */
   readonly key: string
+  /** The payer's address. */
   readonly from: string
+  /** The recipient's address. */
   readonly to: string
+  /** The amount, in atomic units. */
   readonly amount: bigint
   /** The simulated transaction id (`sim_…`) this transfer is known by. */
   readonly transaction: string
@@ -25,7 +30,9 @@ export type TransferRefusal = "already_used" | "insufficient_funds"
  * (Base Sepolia) and the token accounts (Solana devnet) behind the simulated facilitator.
  */
 export interface SimulatedLedger {
+  /** An address's test USDC balance on a network (`SIMULATED_FAUCET_ATOMIC` before its first transfer). */
   readonly balanceOf: (network: string, address: string) => bigint
+  /** Whether the payment key was already used on the network. */
   readonly isUsed: (network: string, key: string) => boolean
   /** The simulated transaction that used the key, or null while it is unused. */
   readonly transactionOf: (network: string, key: string) => string | null
@@ -40,6 +47,7 @@ export interface SimulatedLedger {
 const accountId = (network: string, address: string): string =>
   `${network}|${network.startsWith("eip155:") ? address.toLowerCase() : address}`
 
+/** A new, empty simulated ledger. */
 export const makeSimulatedLedger = (): SimulatedLedger => {
   const balances = new Map<string, bigint>()
   // Used key → the simulated transaction that used it, so a status read can name it.

@@ -1,12 +1,11 @@
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier"
 import { Option } from "effect"
 import type { PaymentRequirement, Settlement } from "../../ports/PaymentFacilitator.js"
+import { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE } from "./BazaarDiscovery.js"
 import { v1FromCaip2 } from "./Networks.js"
 
+export { GOODS_MIME_TYPE } from "./BazaarDiscovery.js"
 export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "./PaymentHeader.js"
-
-/** What every checkout sells: a gzipped tar. */
-export const GOODS_MIME_TYPE = "application/gzip"
 
 export interface PaymentRequiredOptions {
   /** Absolute URL of the checkout. */
@@ -20,54 +19,85 @@ export interface PaymentRequiredOptions {
 }
 
 /**
- * What every checkout's 402 declares: x402 `payment-identifier`, optional. A buyer who sends an id with its
- * payment recovers that purchase with it (the same id again, with a payment signed by the same payer for the
- * same terms). Static, so a remembered 402 (the front door) is always right.
+ * What every checkout's 402 declares: x402 `payment-identifier`, optional (a buyer who sends an id with its
+ * payment recovers that purchase with it: the same id again, with a payment signed by the same payer for the
+ * same terms), and the `bazaar` discovery declaration (see `BazaarDiscovery.ts`). Static, so a remembered
+ * 402 (the front door) is always right.
  */
 export const CHECKOUT_EXTENSIONS: Readonly<Record<string, unknown>> = {
-  [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false)
+  [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+  [BAZAAR_KEY]: CHECKOUT_DISCOVERY
 }
 
 /** One x402 v2 `PaymentRequirements` entry, as it goes on the wire. */
 export interface RequirementV2 {
+  /** The x402 scheme (`exact`). */
   readonly scheme: string
+  /** The CAIP-2 network. */
   readonly network: string
+  /** The token contract or mint. */
   readonly asset: string
+  /** The amount in atomic units, as a decimal string. */
   readonly amount: string
+  /** The payout address. */
   readonly payTo: string
+  /** How long the payment may take to settle. */
   readonly maxTimeoutSeconds: number
+  /** Scheme extras. */
   readonly extra: Readonly<Record<string, string>>
 }
 
+/** An x402 v2 402 body (sent base64 in the `PAYMENT-REQUIRED` header). */
 export interface PaymentRequiredV2 {
+  /** The protocol version. */
   readonly x402Version: 2
+  /** Why payment is required (or why the last one was refused). */
   readonly error: string
+  /** The resource being sold. */
   readonly resource: { readonly url: string; readonly description: string; readonly mimeType: string }
+  /** The payment options, one per chain. */
   readonly accepts: ReadonlyArray<RequirementV2>
+  /** The x402 extensions declared (payment-identifier, bazaar). */
   readonly extensions?: Readonly<Record<string, unknown>>
 }
 
 /** One x402 v1 `PaymentRequirements` entry (no `outputSchema`: x402 v1 clients reject a null one). */
 export interface RequirementV1 {
+  /** The x402 scheme (`exact`). */
   readonly scheme: string
+  /** The v1 network name (`base`, `base-sepolia`, `solana`, `solana-devnet`). */
   readonly network: string
+  /** The amount in atomic units, as a decimal string. */
   readonly maxAmountRequired: string
+  /** The absolute URL of the checkout. */
   readonly resource: string
+  /** What is being bought. */
   readonly description: string
+  /** The goods' MIME type. */
   readonly mimeType: string
+  /** The payout address. */
   readonly payTo: string
+  /** How long the payment may take to settle. */
   readonly maxTimeoutSeconds: number
+  /** The token contract or mint. */
   readonly asset: string
+  /** Scheme extras. */
   readonly extra: Readonly<Record<string, string>>
 }
 
+/** An x402 v1 402 body (sent as JSON). */
 export interface PaymentRequiredV1 {
+  /** The protocol version. */
   readonly x402Version: 1
+  /** Why payment is required (or why the last one was refused). */
   readonly error: string
+  /** A longer explanation, for people. */
   readonly detail?: string
+  /** The payment options, one per chain. */
   readonly accepts: ReadonlyArray<RequirementV1>
 }
 
+/** A requirement as x402 v2 puts it on the wire. */
 export const requirementV2 = (r: PaymentRequirement): RequirementV2 => ({
   scheme: r.scheme,
   network: r.network,

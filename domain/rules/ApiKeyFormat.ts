@@ -3,8 +3,10 @@
  * scanners can recognise a real key offline without asking the service.
  */
 export const API_KEY_PREFIX = "rmkt_"
+/** How many random base62 characters follow the prefix. */
 export const API_KEY_RANDOM_LENGTH = 30
 const CHECKSUM_LENGTH = 6
+/** The base62 alphabet of API keys, in digit-value order. */
 export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 const CRC_TABLE = (() => {
@@ -24,6 +26,7 @@ export const crc32 = (ascii: string): number => {
   return (crc ^ 0xffffffff) >>> 0
 }
 
+/** `value` in base62, left-padded with zeros to `width` characters (the key's checksum). */
 export const toBase62 = (value: number, width: number): string => {
   let out = ""
   let v = value
@@ -47,6 +50,7 @@ export const base62FromBytes = (bytes: Uint8Array, length: number): string => {
   return out
 }
 
+/** The full API key for 30 random base62 characters: prefix, the characters, their checksum. */
 export const formatApiKey = (random30: string): string =>
   `${API_KEY_PREFIX}${random30}${toBase62(crc32(random30), CHECKSUM_LENGTH)}`
 

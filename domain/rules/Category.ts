@@ -17,6 +17,7 @@ export const CATEGORIES = [
   "docs",
   "other"
 ] as const
+/** One of `CATEGORIES`. */
 export type Category = (typeof CATEGORIES)[number]
 
 const KEYWORDS: ReadonlyArray<readonly [Category, ReadonlyArray<string>]> = [
@@ -55,6 +56,10 @@ const LANGUAGES: Readonly<Record<string, Category>> = {
 
 const words = (text: string): ReadonlyArray<string> => text.toLowerCase().split(/[^a-z0-9+#-]+/).filter(Boolean)
 
+/**
+ * The category of a repo: the first whose keywords match its topics, then its description; else its language
+ * decides (`library` for an unmapped one); `other` without a language.
+ */
 export const categorize = (repo: {
   readonly topics: ReadonlyArray<string>
   readonly description: string | null

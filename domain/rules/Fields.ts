@@ -12,7 +12,9 @@ import { fromField, Patch, traverse } from "./ThreeState.js"
  * pushes into `problems` and yields a value to use if the request turns out valid.
  */
 export class FieldErrors {
+  /** Every problem found so far, in order. */
   readonly problems: Array<FieldProblem> = []
+  /** Records a problem with a field. */
   add(field: string, message: string): void {
     this.problems.push(new FieldProblem({ field, message }))
   }
@@ -22,6 +24,7 @@ export class FieldErrors {
   }
 }
 
+/** Reads `price_usd` as a patch; an invalid price is recorded in `errors` and keeps the saved price. */
 export const pricePatch = (errors: FieldErrors, input: string | undefined): Patch<AtomicAmount> => {
   const patch = fromField(input)
   if (patch._tag !== "Set") return patch as Patch<never>
@@ -43,6 +46,10 @@ const walletPatch = (errors: FieldErrors, chain: Chain, input: string | undefine
       })
     ))
 
+/**
+ * Reads `wallet_base` and `wallet_solana` as patches, normalising each address through the Chains port; an invalid
+ * address is recorded in `errors` and keeps the saved one.
+ */
 export const walletPatches = (
   errors: FieldErrors,
   input: { readonly wallet_base?: string | undefined; readonly wallet_solana?: string | undefined }

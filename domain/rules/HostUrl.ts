@@ -1,7 +1,10 @@
 import { Either } from "effect"
 
+/** A repository named by a `host_url`. */
 export interface ParsedHostUrl {
+  /** The owner (user or organisation), as written in the URL. */
   readonly owner: string
+  /** The repository name, without `.git`. */
   readonly name: string
 }
 
@@ -33,4 +36,5 @@ export const parseHostUrl = (input: string): Either.Either<ParsedHostUrl, string
 
 /** Owner and repo names as they may appear in a page path. */
 export const isPlausibleOwner = (owner: string): boolean => OWNER.test(owner)
+/** Whether a string follows the code host's repository naming rules. */
 export const isPlausibleRepoName = (name: string): boolean => NAME.test(name) && name !== "." && name !== ".."

@@ -3,8 +3,10 @@ import type { Listing } from "../Listing.js"
 
 /** Why a listing's checkout could not be rebuilt after an account wallet was added. */
 export const SkipReason = Schema.Literal("not_priced", "host_unreachable", "taken_down")
+/** One of `SkipReason`'s values. */
 export type SkipReason = typeof SkipReason.Type
 
+/** A listing that did not take a newly added account wallet, and why; reported back to the seller. */
 export class SkippedListing extends Schema.Class<SkippedListing>("SkippedListing")({
   repo: Schema.String,
   reason: SkipReason

@@ -10,9 +10,11 @@ import type { Listing } from "../Listing.js"
  */
 export type ListingAccess = "owner" | "proven_control" | "none"
 
+/** Whether the account's proven code-host login is the repo's owner (case-insensitive). */
 export const provesControl = (account: Account | null, repoOwner: string): boolean =>
   account?.hostLogin != null && account.hostLogin.toLowerCase() === repoOwner.toLowerCase()
 
+/** What the account may do with a listing: its owner's, proven control of the repo, or nothing. */
 export const accessTo = (listing: Listing, account: Account | null): ListingAccess => {
   if (account !== null && listing.accountId === account.id) return "owner"
   if (provesControl(account, listing.repo.owner)) return "proven_control"

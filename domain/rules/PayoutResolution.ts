@@ -2,8 +2,11 @@ import type { Listing } from "../Listing.js"
 import type { Address, Chain, Wallets } from "../Wallet.js"
 import { apply, Patch } from "./ThreeState.js"
 
+/** A wallet patch per chain, as read from a request. */
 export interface WalletPatches {
+  /** The patch of the Base payout address. */
   readonly base: Patch<Address>
+  /** The patch of the Solana payout address. */
   readonly solana: Patch<Address>
 }
 

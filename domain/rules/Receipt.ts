@@ -10,6 +10,10 @@ export const RECEIPT_TTL_MS = 7 * 24 * 60 * 60 * 1000
 export const receiptToken = (saleId: SaleId, mac: (message: string) => string): string =>
   `${saleId}.${mac(`receipt:${saleId}`)}`
 
+/**
+ * The sale a receipt token names, or null when it is malformed or its MAC does not verify. Expiry is checked
+ * separately (`receiptExpired`).
+ */
 export const parseReceipt = (
   token: string,
   verify: (message: string, tag: string) => boolean
@@ -20,4 +24,5 @@ export const parseReceipt = (
   return verify(`receipt:${saleId}`, token.slice(dot + 1)) ? (saleId as SaleId) : null
 }
 
+/** Whether a receipt for a sale settled at `settledAt` is past its 7 days at `now`. */
 export const receiptExpired = (settledAt: Date, now: Date): boolean => now.getTime() - settledAt.getTime() > RECEIPT_TTL_MS

@@ -4,6 +4,7 @@ import { type Chain, chainsOf } from "../Wallet.js"
 
 const chainName: Record<Chain, string> = { base: "Base", solana: "Solana" }
 
+/** Chain names for display, e.g. "Base and Solana". */
 export const chainNames = (chains: ReadonlyArray<Chain>): string =>
   chains.map((c) => chainName[c]).join(" and ")
 

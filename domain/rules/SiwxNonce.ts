@@ -13,6 +13,10 @@ const messageOf = (random: string, seconds: string, uri: string) => `siwx-nonce:
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
+/**
+ * A stateless Sign-In-With-X challenge nonce for the checkout URL `uri`: 8 random bytes as hex, the issue time, and
+ * the MAC of both bound to `uri`, so any host can check it with `openSiwxNonce`.
+ */
 export const mintSiwxNonce = (random: Uint8Array, issuedAt: Date, uri: string, mac: (message: string) => string): string => {
   const r = hex(random.subarray(0, 8)).padEnd(16, "0")
   const seconds = Math.floor(issuedAt.getTime() / 1000).toString(16).padStart(8, "0")

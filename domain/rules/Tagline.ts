@@ -1,5 +1,6 @@
 import { Either } from "effect"
 
+/** The longest storefront tagline, in Unicode code points. */
 export const TAGLINE_MAX_CODE_POINTS = 140
 
 /**

@@ -12,6 +12,7 @@ export type Patch<A> = Data.TaggedEnum<{
 interface PatchDefinition extends Data.TaggedEnum.WithGenerics<1> {
   readonly taggedEnum: Patch<this["A"]>
 }
+/** Constructors (`Keep`, `Set`, `Clear`) and matchers of `Patch`. */
 export const Patch = Data.taggedEnum<PatchDefinition>()
 
 /** Reads a field of a request: `undefined` (absent) keeps, `""` clears, anything else sets. */
@@ -41,4 +42,5 @@ export const traverse = <A, B, E, R>(
     Set: ({ value }) => Effect.map(f(value), (b) => Patch.Set({ value: b }))
   })
 
+/** Whether the patch leaves the saved value as it is. */
 export const isKeep = <A>(patch: Patch<A>): boolean => patch._tag === "Keep"

@@ -24,9 +24,11 @@ export const newId = <B extends string>(prefix: string): Effect.Effect<B, never,
 export const newSecret = (prefix = ""): Effect.Effect<Redacted.Redacted<string>, never, SecretBox> =>
   Effect.map(SecretBox, (box) => Redacted.make(`${prefix}${Encoding.encodeBase64Url(box.randomBytes(32))}`))
 
+/** A new API key (`rmkt_…`, with its checksum), random from the SecretBox port. */
 export const newApiKey: Effect.Effect<Redacted.Redacted<string>, never, SecretBox> = Effect.map(
   base62(API_KEY_RANDOM_LENGTH),
   (random) => Redacted.make(formatApiKey(random))
 )
 
+/** The current time from Effect's `Clock`, so tests can control it. */
 export const now: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))

@@ -1,5 +1,6 @@
 import { Either } from "effect"
 
+/** The longest webhook URL accepted. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
 /**

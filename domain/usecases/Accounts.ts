@@ -26,13 +26,19 @@ import { Listings } from "./Listings.js"
 
 /** `PATCH /my/account` as the contract names its fields; each three-state. */
 export interface AccountPatchInput {
+  /** The one-line storefront tagline shown on the owner page. */
   readonly storefront_tagline?: string | undefined
+  /** Where `sale.settled` events are sent; setting it mints a new signing secret. */
   readonly webhook_url?: string | undefined
+  /** The account's default Base payout address. */
   readonly wallet_base?: string | undefined
+  /** The account's default Solana payout address. */
   readonly wallet_solana?: string | undefined
 }
 
+/** What `Accounts.patch` answers. */
 export interface AccountPatchResult {
+  /** The account as saved. */
   readonly account: Account
   /** Present when this request set `webhook_url`: the only time the secret is shown. */
   readonly webhookSecret: Redacted.Redacted<string> | null
@@ -43,6 +49,10 @@ export interface AccountPatchResult {
 /** Code-host reachability checks run a few at a time so a large inventory does not burst the host. */
 const HOST_CHECK_CONCURRENCY = 4
 
+/**
+ * The signed-in seller's account: `get` reads it, `patch` changes tagline, webhook and default wallets; a wallet
+ * added for a chain fills that chain on the listings lacking it and rebuilds their checkouts.
+ */
 export class Accounts extends Effect.Service<Accounts>()("usecases/Accounts", {
   effect: Effect.gen(function*() {
     const accounts = yield* AccountStore

@@ -29,12 +29,20 @@ const KEY_TOUCH_INTERVAL_MS = 60_000
 const rateLimited = (what: string) => (e: LimitExceeded) =>
   new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many ${what}; try again later.` })
 
+/** A session issued by `Auth.verify`. */
 export interface IssuedSession {
+  /** The session's bearer token; shown once, only its digest is stored. */
   readonly accessToken: Redacted.Redacted<string>
+  /** When the session ends. */
   readonly expiresAt: Date
+  /** The account signed in (created on its email's first verify). */
   readonly account: Account
 }
 
+/**
+ * Sign-in and credentials: magic links mailed and exchanged for sessions, bearer credentials resolved to a
+ * principal, API keys created, listed and revoked, sign-out.
+ */
 export class Auth extends Effect.Service<Auth>()("usecases/Auth", {
   effect: Effect.gen(function*() {
     const credentials = yield* CredentialStore

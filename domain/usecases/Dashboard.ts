@@ -6,18 +6,26 @@ import { latestEvent, type WebhookEvent } from "../WebhookEvent.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 
+/** The largest page of the seller's ledger. */
 export const MAX_PAGE = 100
+/** The ledger page size when none is asked. */
 export const DEFAULT_PAGE = 25
 
+/** One settled sale of the seller's ledger. */
 export interface LedgerRow {
+  /** The sale. */
   readonly sale: Sale
   /** The latest `sale.settled` event for it; null when no webhook was set when it settled. */
   readonly webhook: WebhookEvent | null
 }
 
+/** One page of the seller's ledger. */
 export interface LedgerPage {
+  /** The sales of this page, newest first. */
   readonly rows: ReadonlyArray<LedgerRow>
+  /** The cursor of the next page; null on the last one. */
   readonly nextCursor: string | null
+  /** Settled totals per chain and mode over the whole ledger. */
   readonly totals: ReadonlyArray<SaleTotal>
 }
 

@@ -43,8 +43,11 @@ interface ConfirmationPayload {
   readonly t: string
 }
 
+/** What the code host's OAuth callback brings back in its query. */
 export interface CallbackInput {
+  /** The authorization code, when the seller agreed. */
   readonly code?: string | undefined
+  /** The sealed state `start` issued. */
   readonly state?: string | undefined
   /** Set by the code host instead of `code` when the seller declined. */
   readonly error?: string | undefined
@@ -52,8 +55,11 @@ export interface CallbackInput {
 
 /** What the callback found: who to ask, and the sealed confirmation the confirm form posts back. */
 export interface PendingConnection {
+  /** The code-host login the OAuth flow verified. */
   readonly login: string
+  /** The signed-in account it would be connected to. */
   readonly account: Account
+  /** The sealed confirmation the confirm form posts back. */
   readonly confirmation: string
 }
 

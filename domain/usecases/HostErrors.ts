@@ -21,6 +21,7 @@ export const fromCodeHost = (e: CodeHostError): HostRefused | HostUnavailable =>
 /** A failure that says nothing about the repo or the token: the host is down or rate-limiting us. */
 export const isOutage = (e: CodeHostError): boolean => e.reason === "rate_limited" || e.reason === "unavailable"
 
+/** The 503 for a code-host outage, with a retry hint (60 s for a rate limit when the host gave none). */
 export const outage = (e: CodeHostError): HostUnavailable =>
   new HostUnavailable({
     retryAfterSeconds: e.retryAfterSeconds ?? (e.reason === "rate_limited" ? 60 : null),

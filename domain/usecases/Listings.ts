@@ -17,28 +17,39 @@ import { AccountStore } from "../../ports/AccountStore.js"
 import { Chains } from "../../ports/Chains.js"
 import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
 import { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
+import { ListingCatalog } from "../../ports/ListingCatalog.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { RateLimiter } from "../../ports/RateLimiter.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { Transactor } from "../../ports/Transactor.js"
+import { readFacts } from "./Catalog.js"
 import { controlsThroughConnection } from "./HostConnection.js"
 import { fromCodeHost } from "./HostErrors.js"
 import type { AtomicAmount } from "../Money.js"
 
 /** `POST /repos` as the contract names its fields. */
 export interface CreateListingInput {
+  /** `https://github.com/<owner>/<repo>`. */
   readonly host_url: string
+  /** The Base payout address. */
   readonly wallet_base?: string | undefined
+  /** The Solana payout address. */
   readonly wallet_solana?: string | undefined
+  /** The price in US dollars, like `12.00`; without one the listing does not sell yet. */
   readonly price_usd?: string | undefined
+  /** A read-only code-host token, needed for a private repo; stored sealed. */
   readonly host_pat?: Redacted.Redacted<string> | undefined
 }
 
 /** `PATCH /repos/<owner>/<repo>`: every field three-state. */
 export interface UpdateListingInput {
+  /** The Base payout address. */
   readonly wallet_base?: string | undefined
+  /** The Solana payout address. */
   readonly wallet_solana?: string | undefined
+  /** The price in US dollars, like `12.00`. */
   readonly price_usd?: string | undefined
+  /** The read-only code-host token; stored sealed. */
   readonly host_pat?: Redacted.Redacted<string> | undefined
 }
 
@@ -56,6 +67,10 @@ const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.
   return patch._tag === "Set" ? { _tag: "Set", value: input! } : (patch as Patch<never>)
 }
 
+/**
+ * Listing repos for sale: create (anonymously or signed in), update terms, take down, the seller's inventory, and
+ * opening a listing's sealed code-host token. A change of terms voids the checkout and mints a new one.
+ */
 export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
@@ -66,6 +81,10 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
     const limiter = yield* RateLimiter
     const tx = yield* Transactor
     const identity = yield* CodeHostIdentity
+    const catalog = yield* ListingCatalog
+    /** The catalog's facts (topics, stars, README text), read with the same token as the repo. */
+    const factsOf = (info: RepoInfo, token: Option.Option<Redacted.Redacted<string>>) =>
+      readFacts(info, token).pipe(Effect.provideService(CodeHost, host))
     const withPorts = <A, E>(effect: Effect.Effect<A, E, SecretBox | Chains>) =>
       effect.pipe(Effect.provideService(SecretBox, box), Effect.provideService(Chains, chains))
 
@@ -176,6 +195,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         ? Option.some(terms.hostPat.value)
         : terms.hostPat._tag === "Keep" && Option.isSome(own) ? yield* tokenOf(own.value) : Option.none()
       const info = yield* lookUp(parsed!, token)
+      const facts = yield* factsOf(info, token)
       const at = yield* now
       let existing = yield* store.findLive(info.ref.owner, info.ref.name)
       if (Option.isSome(existing)) {
@@ -195,7 +215,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         if (access === "owner") {
           // Re-listing one's own repo updates it: sent fields change, the checkout is rebuilt.
           const saved = yield* saveTerms(existing.value, terms, account, info, at)
-          if (Option.isSome(saved)) return saved.value
+          if (Option.isSome(saved)) return yield* Effect.as(catalog.describe(saved.value, facts), saved.value)
           // Taken down meanwhile: list it afresh, as if this request had come a moment later.
           existing = Option.none()
         }
@@ -228,6 +248,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         }
         yield* store.insert(listing)
         yield* store.insertCheckout(checkout)
+        yield* catalog.describe(listing, facts)
         return listing
       })).pipe(
         Effect.catchTag("LiveListingExists", () =>
@@ -262,9 +283,12 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
         ? yield* lookUp(current.repo, Option.some(terms.hostPat.value))
         : null
       const at = yield* now
-      return yield* Effect.flatten(saveTerms(current, terms, account, info, at)).pipe(
+      const saved = yield* Effect.flatten(saveTerms(current, terms, account, info, at)).pipe(
         Effect.mapError(() => new NotFound({ detail: `No live listing for ${owner}/${name}.` }))
       )
+      // A new token is a fresh look at the repo: the catalog's facts follow.
+      if (info !== null && terms.hostPat._tag === "Set") yield* catalog.describe(saved, yield* factsOf(info, Option.some(terms.hostPat.value)))
+      return saved
     })
 
     const takedown = Effect.fn("Listings.takedown")(function*(owner: string, name: string, principal: Principal) {

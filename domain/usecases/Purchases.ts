@@ -42,9 +42,13 @@ import { Settlements } from "./Settlements.js"
 
 /** What a checkout offers right now. */
 export interface Quote {
+  /** The checkout, current. */
   readonly checkout: Checkout
+  /** The listing it sells. */
   readonly listing: Listing
+  /** Real money (true) or the test twin (false). */
   readonly livemode: boolean
+  /** One x402 payment requirement per chain the listing pays out on. */
   readonly requirements: ReadonlyArray<PaymentRequirement>
   /** Absolute URL of the checkout (the x402 resource). */
   readonly resource: string
@@ -54,10 +58,13 @@ export interface Quote {
 
 /** Paid goods: the archive of the pinned commit, or the test twin's small tar.gz. */
 export interface Goods {
+  /** The settled sale. */
   readonly sale: Sale
   /** Always names the payer (x402 v1 requires it in the receipt), even when the facilitator left it out. */
   readonly settlement: Settlement & { readonly payer: string }
+  /** The download's file name. */
   readonly filename: string
+  /** The archive's bytes, streamed from the code host. */
   readonly body: Stream.Stream<Uint8Array, CodeHostError>
   /** Absolute URL that re-downloads the same commit for 7 days. */
   readonly receipt: string
@@ -72,6 +79,10 @@ const ALREADY_USED = "This payment was already used. Every part of a settled pay
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
 
+/**
+ * Buying: the current checkout, its 402 quote, paying (verify, pin the commit, record the sale, settle, deliver)
+ * and re-downloading by receipt.
+ */
 export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
@@ -277,7 +288,12 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.none()).pipe(Effect.mapError(refused))
       const paymentKey = `${payment.network}:${identity.key}`
       const known = yield* ledger.findByPaymentKey(paymentKey)
-      if (Option.isSome(known)) return yield* alreadyPresented(known.value)
+      if (Option.isSome(known)) {
+        // Recorded by a copy of this payment that raced past the id lookup above: with the same id, the buyer's retry.
+        const sameBuyerId = payment.paymentId !== undefined && known.value.payer === identity.payer &&
+          known.value.paymentIdDigest === paymentIdDigest(payment.network, identity.payer, payment.paymentId)
+        return yield* (sameBuyerId ? retry(known.value, id, livemode, payment) : alreadyPresented(known.value))
+      }
       yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.some(yield* now)).pipe(Effect.mapError(refused))
 
       const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))

@@ -5,6 +5,7 @@ import { now } from "../rules/Tokens.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { Settlements } from "./Settlements.js"
 
+/** How one reconciliation pass picks its sales. */
 export interface ReconcileOptions {
   /**
    * Only sales created longer ago than this are looked at: longer than a settle call may take, so a
@@ -20,10 +21,13 @@ export interface ReconcileOptions {
   readonly concurrency?: number
 }
 
+/** What one reconciliation pass did. */
 export interface ReconcileSummary {
   /** Pending sales looked at. */
   readonly checked: number
+  /** Sales found settled on chain. */
   readonly settled: number
+  /** Sales resolved as failed. */
   readonly failed: number
   /** Still pending: the chain says not yet, or nobody can tell. */
   readonly pending: number

@@ -19,15 +19,23 @@ export const SIWX_HEADER = "SIGN-IN-WITH-X"
 
 /** What a checkout asks a returning wallet to sign (x402 Sign-In-With-X `info` and `supportedChains`). */
 export interface SiwxChallenge {
+  /** The host the challenge is for. */
   readonly domain: string
+  /** The checkout URL it is bound to. */
   readonly uri: string
+  /** The sentence the wallet shows (`SIWX_STATEMENT`). */
   readonly statement: string
+  /** The stateless nonce (`mintSiwxNonce`). */
   readonly nonce: string
+  /** When it was issued. */
   readonly issuedAt: Date
+  /** When it stops being accepted. */
   readonly expiresAt: Date
+  /** The networks a paying wallet may sign on. */
   readonly networks: ReadonlyArray<{ readonly chain: Chain; readonly network: string }>
 }
 
+/** What a returning wallet is asked to sign. */
 export const SIWX_STATEMENT = "Sign in to re-download what this wallet bought"
 
 /**

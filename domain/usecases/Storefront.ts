@@ -10,21 +10,34 @@ import { ListingStore } from "../../ports/ListingStore.js"
 import { isOutage, outage } from "./HostErrors.js"
 import { Listings } from "./Listings.js"
 
+/** One of the owner's public repos from the code host, with its category. */
 export interface IndexedRepo extends OwnerRepo {
+  /** The category `categorize` gives it. */
   readonly category: Category
 }
 
+/** The public page of a code-host owner (`/r/<owner>`). */
 export interface OwnerPage {
+  /** The owner's login, in the code host's canonical case when known. */
   readonly owner: string
+  /** The owner's page on the code host. */
   readonly hostUrl: string
+  /**
+   * Whether the owner is tied to an account (by its code-host connection, or as the only account listing its
+   * repos).
+   */
   readonly claimed: boolean
   /** Shown only when claimed. */
   readonly tagline: string | null
+  /** The owner's live listings. */
   readonly inventory: ReadonlyArray<Listing>
+  /** The owner's public repos from the code host that are not listed; empty when the host could not be asked. */
   readonly indexed: ReadonlyArray<IndexedRepo>
 }
 
+/** The public page of a listed repo (`/r/<owner>/<repo>`). */
 export interface RepoPage {
+  /** The live listing. */
   readonly listing: Listing
   /** Null when the code host could not be asked right now; the listing's own facts still show. */
   readonly preview: {
@@ -34,6 +47,7 @@ export interface RepoPage {
   } | null
 }
 
+/** The public pages: an owner's page and a listed repo's page, with a preview read from the code host. */
 export class Storefront extends Effect.Service<Storefront>()("usecases/Storefront", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore

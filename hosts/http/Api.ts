@@ -1,5 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { CatalogGroup } from "./CatalogApi.js"
 import * as P from "./Problem.js"
 import * as S from "./Schemas.js"
 import { Authentication, OptionalAuthentication } from "./Security.js"
@@ -184,11 +185,25 @@ const checkoutEndpoint = <const Name extends string, const Path extends `/${stri
     .addError(P.SettlementPending)
     .addError(P.HostUnavailable)
     .annotate(OpenApi.Summary, summary)
-    .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1; v2 declares the optional payment-identifier extension). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): check the signature and terms, verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again never settles twice and never unlocks the goods by itself (402 payment_already_used): the buyer recovers with the receipt link, or with the payment-identifier id it sent (the same id with a payment signed by the same payer for the same terms gets the same goods, even after a reprice or takedown; the same id with another payment is 409 payment_id_conflict). Payment attempts are limited to 60 a minute per client address (429).")
+    .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1; v2 declares the optional payment-identifier extension, Sign-In-With-X and the x402 bazaar discovery extension: GET, no input, application/gzip). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): check the signature and terms, verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again never settles twice and never unlocks the goods by itself (402 payment_already_used): the buyer recovers with the receipt link, or with the payment-identifier id it sent (the same id with a payment signed by the same payer for the same terms gets the same goods, even after a reprice or takedown; the same id with another payment is 409 payment_id_conflict). Payment attempts are limited to 60 a minute per client address (429).")
+
+/** A recent Solana mainnet blockhash, for a browser that may not ask an RPC endpoint itself. */
+const SolanaBlockhash = Schema.Struct({
+  blockhash: Schema.String,
+  last_valid_block_height: Schema.Int
+}).annotations({ identifier: "SolanaBlockhash" })
 
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .add(checkoutEndpoint("checkout", "/checkout/:id", "Pay for a repository over x402 (USDC on Base or Solana)"))
   .add(checkoutEndpoint("testCheckout", "/checkout/:id/test", "The same checkout on test networks with simulated money"))
+  .add(
+    HttpApiEndpoint.get("solanaBlockhash", "/checkout/solana/blockhash")
+      .addSuccess(SolanaBlockhash)
+      .addError(P.RateLimited)
+      .addError(P.PaymentsUnavailable)
+      .annotate(OpenApi.Summary, "A recent Solana mainnet blockhash for building a live checkout payment")
+      .annotate(OpenApi.Description, "The live checkout's Solana requirement names no recent blockhash, and the checkout page may talk to no origin but this one (connect-src 'self'): it asks here, and the server asks its Solana RPC endpoint (SOLANA_RPC_URL, commitment confirmed). Not cached (Cache-Control: no-store). 503 payments_unavailable when SOLANA_RPC_URL is off or the endpoint does not answer in time; limited to 30 a minute per client address (429).")
+  )
   .add(
     HttpApiEndpoint.get("download", "/downloads/:token")
       .setPath(S.DownloadPath)
@@ -200,6 +215,10 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
   )
 {}
 
+/**
+ * The repomarket HttpApi: every group of the management and public API, for serving, deriving a client or
+ * generating OpenAPI.
+ */
 export class Api extends HttpApi.make("repomarket")
   .add(AuthGroup)
   .add(KeysGroup)
@@ -208,6 +227,7 @@ export class Api extends HttpApi.make("repomarket")
   .add(ListingsGroup)
   .add(SalesGroup)
   .add(PagesGroup)
+  .add(CatalogGroup)
   .add(CheckoutGroup)
   .addError(P.InvalidInput)
   .annotate(OpenApi.Title, "repomarket")

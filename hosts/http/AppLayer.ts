@@ -2,16 +2,19 @@ import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform
 import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../../domain/usecases/Accounts.js"
 import { Auth } from "../../domain/usecases/Auth.js"
+import { Catalog } from "../../domain/usecases/Catalog.js"
 import { HostConnection } from "../../domain/usecases/HostConnection.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Redownloads } from "../../domain/usecases/Redownloads.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
+import { Sitemap } from "../../domain/usecases/Sitemap.js"
 import { Storefront } from "../../domain/usecases/Storefront.js"
 import { Dashboard } from "../../domain/usecases/Dashboard.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import type { AccountStore } from "../../ports/AccountStore.js"
 import type { CredentialStore } from "../../ports/CredentialStore.js"
+import type { ListingCatalog } from "../../ports/ListingCatalog.js"
 import type { ListingStore } from "../../ports/ListingStore.js"
 import type { Outbox } from "../../ports/Outbox.js"
 import type { SaleLedger } from "../../ports/SaleLedger.js"
@@ -21,14 +24,17 @@ import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
 import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
+import { healthz } from "./Lifecycle.js"
 import { allowedMethodsOf } from "./RouteTable.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
+import { CatalogHandlers } from "./handlers/CatalogHandlers.js"
 import { CheckoutHandlers } from "./handlers/CheckoutHandlers.js"
 import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { openApiDocument } from "./OpenApiDoc.js"
 import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
@@ -36,7 +42,7 @@ import { PageSessions } from "./pages/Session.js"
 import { verifyPage } from "./pages/VerifyPage.js"
 
 /** The storage ports, whatever their technology. */
-export type StoragePorts = ListingStore | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor | SingleUse
+export type StoragePorts = ListingStore | ListingCatalog | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor | SingleUse
 
 export { StorageMemory }
 
@@ -44,11 +50,13 @@ export { StorageMemory }
 export const UseCasesLive = Layer.mergeAll(
   Auth.Default,
   Accounts.Default,
+  Catalog.Default,
   Storefront.Default,
   Redownloads.Default,
   HostConnection.Default,
   Dashboard.Default,
-  Webhooks.Default
+  Webhooks.Default,
+  Sitemap.Default
 ).pipe(
   Layer.provideMerge(Purchases.Default),
   Layer.provideMerge(Listings.Default),
@@ -64,18 +72,19 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     ListingsHandlers,
     SalesHandlers,
     PagesHandlers,
+    CatalogHandlers,
     CheckoutHandlers
   ]),
   Layer.provide([AuthenticationLive, OptionalAuthenticationLive])
 )
 
-/** Plain routes beside the API: the sign-in page, the OpenAPI document, a health check. */
+/** Plain routes beside the API: the sign-in page, the OpenAPI document, a health check (see Lifecycle). */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const spec = openApiDocument()
+    const spec = openApiDocument((yield* PublicOrigin).baseUrl)
     yield* router.get("/auth/verify", verifyPage)
     yield* router.get("/openapi.json", HttpServerResponse.json(spec))
-    yield* router.get("/healthz", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))
+    yield* router.get("/healthz", healthz)
   })
 )
 

@@ -3,10 +3,12 @@ import type { ListenOptions } from "node:net"
 import { Cookies, HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Context, Effect, FiberRef, Layer, Option, Runtime } from "effect"
+import { ChangeFeed } from "../../adapters/sql/ChangeFeed.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { Transactor } from "../../ports/Transactor.js"
 import { loggablePath } from "./AccessLog.js"
+import { HostLifecycle, type Lifecycle } from "./Lifecycle.js"
 import { prefersHtml } from "./pages/Negotiation.js"
 
 /*
@@ -25,7 +27,8 @@ import { prefersHtml } from "./pages/Negotiation.js"
  *   stale 402 is checked against the current listing by the app and refused with a fresh 402.
  *
  * Only `GET` without a query string or body; the repo page only when it negotiates JSON (the HTML page
- * carries a fresh CSP nonce on every answer); the checkout only without a payment or sign-in header; only the expected
+ * carries a fresh CSP nonce on every answer); the checkout only without a payment or sign-in header and only when
+ * it negotiates the x402 answer (not the browser's checkout page); only the expected
  * statuses (200, 402). Everything else goes to the app.
  */
 
@@ -110,7 +113,8 @@ export const makeFrontDoor = (options: FrontDoorOptions): FrontDoorCache => {
     if (route === "checkout") {
       // A payment or a wallet's sign-in proof is the app's to answer.
       const plain = headers["payment-signature"] === undefined && headers["x-payment"] === undefined && headers["sign-in-with-x"] === undefined
-      return plain ? `checkout ${url}` : null
+      // A browser's checkout page carries a fresh CSP nonce, like the HTML repo page.
+      return plain && !prefersHtml(single(headers["accept"])) ? `checkout ${url}` : null
     }
     return null
   }
@@ -204,20 +208,25 @@ export const rememberAnswers = <E, R>(app: HttpApp.Default<E, R>, door: FrontDoo
 
 const isRead = (name: string) => name.startsWith("find") || name.startsWith("list")
 
-/** Every method of a store that is not a read (`find…`, `list…`) forgets the front door's answers when it ends. */
-const invalidatingWrites = <S extends object>(store: S, door: FrontDoorCache): S =>
+/**
+ * Every method of a store that is not a read (`find…`, `list…`) announces itself to the other hosts (inside
+ * the write's transaction, so they hear it on commit) and forgets this host's remembered answers when it ends.
+ */
+const invalidatingWrites = <S extends object>(store: S, forget: () => void, announce: Effect.Effect<void>): S =>
   Object.fromEntries(
     Object.entries(store).map(([name, method]) =>
       typeof method !== "function" || isRead(name)
         ? [name, method]
-        : [name, (...args: Array<unknown>) => Effect.ensuring(method(...args) as Effect.Effect<unknown, unknown, unknown>, Effect.sync(door.invalidate))]
+        : [name, (...args: Array<unknown>) =>
+          Effect.ensuring(Effect.tap(method(...args) as Effect.Effect<unknown, unknown, unknown>, () => announce), Effect.sync(forget))]
     )
   ) as S
 
 /**
  * The listing and account stores and the transactor as the use cases see them: where a front door exists,
  * every write forgets its remembered answers — when the write ends and again when its transaction ends, so
- * an answer read between the two (the write not yet committed) is not kept either.
+ * an answer read between the two (the write not yet committed) is not kept either. Where hosts share a
+ * database (ChangeFeed), every write is also announced to the others, whose followers forget theirs.
  */
 export const InvalidatingStorage = Layer.effectContext(
   Effect.gen(function*() {
@@ -225,27 +234,53 @@ export const InvalidatingStorage = Layer.effectContext(
     const accounts = yield* AccountStore
     const tx = yield* Transactor
     const door = yield* Effect.serviceOption(FrontDoor)
-    if (Option.isNone(door)) return Context.make(ListingStore, listings).pipe(Context.add(AccountStore, accounts), Context.add(Transactor, tx))
-    const d = door.value
-    return Context.make(ListingStore, invalidatingWrites(listings, d)).pipe(
-      Context.add(AccountStore, invalidatingWrites(accounts, d)),
-      Context.add(Transactor, { withTransaction: (effect) => Effect.ensuring(tx.withTransaction(effect), Effect.sync(d.invalidate)) })
+    const feed = yield* Effect.serviceOption(ChangeFeed)
+    if (Option.isNone(door) && Option.isNone(feed)) {
+      return Context.make(ListingStore, listings).pipe(Context.add(AccountStore, accounts), Context.add(Transactor, tx))
+    }
+    const forget = Option.match(door, { onNone: () => () => undefined, onSome: (d) => d.invalidate })
+    const announce = Option.match(feed, { onNone: () => Effect.void, onSome: (f) => f.publish })
+    return Context.make(ListingStore, invalidatingWrites(listings, forget, announce)).pipe(
+      Context.add(AccountStore, invalidatingWrites(accounts, forget, announce)),
+      Context.add(Transactor, { withTransaction: (effect) => Effect.ensuring(tx.withTransaction(effect), Effect.sync(forget)) })
     )
   })
 )
 
 /**
- * A Node server whose front door answers before the app: `request` events it answers never reach the
- * platform's handler (the one place Node lets a listener stand in front of another is `emit`).
+ * The front door forgets what it remembered whenever another host announces a write, and whenever
+ * announcements may have been missed (see ChangeFeed). `RESPONSE_CACHE_MS` stays the backstop.
  */
-export const serverWithFrontDoor = (door: FrontDoorCache): Server => {
+export const FrontDoorFollowsOtherHosts = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const door = yield* FrontDoor
+    const feed = yield* ChangeFeed
+    yield* Effect.forkScoped(feed.follow(() => door.invalidate()))
+  })
+)
+
+/**
+ * A Node server whose front door answers before the app: `request` events it answers never reach the
+ * platform's handler (the one place Node lets a listener stand in front of another is `emit`). With a
+ * lifecycle, every request is counted until its response closes, so a stopping host can drain.
+ */
+export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle): Server => {
   const server = createServer()
+  lifecycle?.attach(server)
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
-  server.emit = ((event: string, ...args: Array<unknown>) =>
-    event === "request" && door.answer(args[0] as IncomingMessage, args[1] as ServerResponse) ? true : emit(event, ...args)) as Server["emit"]
+  server.emit = ((event: string, ...args: Array<unknown>) => {
+    if (event !== "request") return emit(event, ...args)
+    lifecycle?.track(args[0] as IncomingMessage, args[1] as ServerResponse)
+    return door.answer(args[0] as IncomingMessage, args[1] as ServerResponse) ? true : emit(event, ...args)
+  }) as Server["emit"]
   return server
 }
 
 /** The Node HTTP server layer of `npm start`, with the front door in front of the app. */
 export const NodeServerWithFrontDoor = (options: ListenOptions) =>
-  Layer.unwrapEffect(Effect.map(FrontDoor, (door) => NodeHttpServer.layer(() => serverWithFrontDoor(door), options)))
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.all([FrontDoor, Effect.serviceOption(HostLifecycle)]),
+      ([door, lifecycle]) => NodeHttpServer.layer(() => serverWithFrontDoor(door, Option.getOrUndefined(lifecycle)), options)
+    )
+  )

@@ -1,12 +1,15 @@
 import { OpenApi } from "@effect/platform"
 import { Api } from "./Api.js"
 
+/** Where an agent reads how to buy here (see LlmsTxt.ts): linked from the document's info and externalDocs. */
+export const LLMS_TXT_PATH = "/llms.txt"
+
 /**
  * The OpenAPI document, generated from the same schemas as the API. Request-decoding failures are
  * rendered as problem+json by the guard, so the document says so instead of showing the framework's
- * internal decode-error shape.
+ * internal decode-error shape. `baseUrl` makes the link to `/llms.txt` absolute (OpenAPI wants a URL there).
  */
-export const openApiDocument = (): OpenApi.OpenAPISpec => {
+export const openApiDocument = (baseUrl = ""): OpenApi.OpenAPISpec => {
   const spec = OpenApi.fromApi(Api) as OpenApi.OpenAPISpec
   const json = JSON.stringify(spec).replaceAll("#/components/schemas/HttpApiDecodeError", "#/components/schemas/Problem")
   const out = JSON.parse(json) as OpenApi.OpenAPISpec
@@ -21,6 +24,10 @@ export const openApiDocument = (): OpenApi.OpenAPISpec => {
       }
     }
   }
-  return out
+  const llms = `${baseUrl}${LLMS_TXT_PATH}`
+  const withGuide = out as OpenApi.OpenAPISpec & { externalDocs?: { url: string; description: string } }
+  withGuide.info.description = `${out.info.description ?? ""} Agents: how to find and buy a repository is at ${llms}.`.trim()
+  withGuide.externalDocs = { url: llms, description: "How to find and buy a repository here (for agents)" }
+  return withGuide
 }
 const PROBLEM = "application/problem+json"

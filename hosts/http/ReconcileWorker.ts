@@ -1,6 +1,7 @@
-import { Cause, type ConfigError, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, type ConfigError, Duration, Effect, Layer, Option } from "effect"
 import { Reconciler, type ReconcileOptions } from "../../domain/usecases/Reconciler.js"
 import { FacilitatorTimeoutMs, SETTLE_TIMEOUT_MS } from "../../adapters/x402/FacilitatorHttp.js"
+import { workerLoop } from "./WorkerLoop.js"
 
 /** How often the Node host looks for pending sales to resolve from the chain. */
 export const RECONCILE_EVERY = Duration.seconds(15)
@@ -21,7 +22,7 @@ export const reconcileOptions = (limit: number): Effect.Effect<ReconcileOptions,
  * The Node host's reconciler: a fiber scoped to the server that resolves pending sales from the chain now
  * and every `every` (a sale it settles gets its `sale.settled` event queued for the DeliveryWorker). A
  * failing pass is logged and the next one runs on time; several hosts may run it over one database, as the
- * ledger moves a sale only once.
+ * ledger moves a sale only once. A stopping host starts no new pass (see workerLoop).
  */
 export const ReconcileWorker = (every: Duration.DurationInput = RECONCILE_EVERY) =>
   Layer.scopedDiscard(
@@ -32,8 +33,9 @@ export const ReconcileWorker = (every: Duration.DurationInput = RECONCILE_EVERY)
         Effect.tap((summary) => summary.checked > 0 ? Effect.logInfo("Reconcile pass", summary) : Effect.void),
         Effect.catchAllCause((cause) => Effect.logError("Reconcile pass failed", Cause.pretty(cause)))
       )
-      yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(every)))
+      yield* workerLoop(pass, () => every)
     })
   )
 
+/** The Node host's reconciler at its default interval. */
 export const ReconcileWorkerLive = ReconcileWorker()

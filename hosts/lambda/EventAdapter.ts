@@ -14,6 +14,7 @@ export type WebHandler = (request: Request, event: HttpEventV2) => Promise<Respo
 /** The Lambda entry point for API Gateway HTTP API (payload 2.0) and Function URL events. */
 export type HttpEventHandler = (event: HttpEventV2, context?: LambdaContext) => Promise<HttpResultV2>
 
+/** Options of the buffered Lambda handler. */
 export interface AdapterOptions {
   /** The payload limit to honour (bytes of the returned JSON); tests lower it. */
   readonly responseLimitBytes?: number
@@ -165,7 +166,7 @@ export const toLambdaResult = async (response: Response, options: AdapterOptions
   return payloadBytes(result) > limit ? tooLargeResult(response, limit) : result
 }
 
-const badRequest = (detail: string): HttpResultV2 => ({
+export const badRequest = (detail: string): HttpResultV2 => ({
   statusCode: 400,
   headers: { "content-type": PROBLEM_CONTENT_TYPE },
   body: JSON.stringify(problemBody(400, "bad_request", "Bad request", detail)),

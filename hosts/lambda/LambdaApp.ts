@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApp, HttpServer, HttpServerRequest } from "@effect/
 import { Context, Effect, Layer, Option } from "effect"
 import { AppLive, guardedApp } from "../http/AppLayer.js"
 import { type AdapterOptions, fromWebHandler, type HttpEventHandler, type WebHandler } from "./EventAdapter.js"
-import { perInstance } from "./PerInstance.js"
+import { type PerInstance, perInstance } from "./PerInstance.js"
 
 /**
  * The caller's address for one invocation, from `requestContext.http.sourceIp`: API Gateway and Function
@@ -31,6 +31,7 @@ export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuild
 export const appLayer = <E>(ports: Layer.Layer<AppPorts, E>) =>
   Layer.mergeAll(AppLive.pipe(Layer.provideMerge(PlatformLive)), HttpServer.layerContext).pipe(Layer.provide(ports))
 
+/** The buffered Lambda HTTP handler, with control over its application's lifetime. */
 export interface LambdaHttpHandler extends HttpEventHandler {
   /** Builds the application now (at module load, during Lambda's init phase); rejects with why it cannot start. */
   readonly ready: () => Promise<void>
@@ -38,7 +39,22 @@ export interface LambdaHttpHandler extends HttpEventHandler {
   readonly dispose: () => Promise<void>
 }
 
+/** Options of `makeLambdaHandler`. */
 export type LambdaHandlerOptions = AdapterOptions
+
+/**
+ * The HTTP application as a web handler, built once per instance (layers, database pool, migrations, the
+ * HttpApp) on the first call or `get()`, and reused by every invocation. Both Lambda handlers, buffered and
+ * streaming, sit on it.
+ */
+export const makeInstanceWebHandler = <E>(ports: Layer.Layer<AppPorts, E>): PerInstance<WebHandler> =>
+  perInstance(Effect.gen(function*() {
+    const runtime = yield* Layer.toRuntime(appLayer(ports))
+    const app = yield* Effect.provide(guardedApp, runtime)
+    const handle = HttpApp.toWebHandlerRuntime(runtime)(withSourceIp(app))
+    const web: WebHandler = (request, event) => handle(request, Context.make(LambdaSourceIp, event.requestContext.http.sourceIp))
+    return web
+  }))
 
 /**
  * The Lambda handler for API Gateway HTTP API (payload 2.0) and Function URL events, over the given ports.
@@ -46,13 +62,7 @@ export type LambdaHandlerOptions = AdapterOptions
  * instance, on the first call or `ready()`, and reused by every invocation.
  */
 export const makeLambdaHandler = <E>(ports: Layer.Layer<AppPorts, E>, options: LambdaHandlerOptions = {}): LambdaHttpHandler => {
-  const instance = perInstance(Effect.gen(function*() {
-    const runtime = yield* Layer.toRuntime(appLayer(ports))
-    const app = yield* Effect.provide(guardedApp, runtime)
-    const handle = HttpApp.toWebHandlerRuntime(runtime)(withSourceIp(app))
-    const web: WebHandler = (request, event) => handle(request, Context.make(LambdaSourceIp, event.requestContext.http.sourceIp))
-    return web
-  }))
+  const instance = makeInstanceWebHandler(ports)
   const handler = fromWebHandler((request, event) => instance.get().then((web) => web(request, event)), options)
   return Object.assign(handler, { ready: () => instance.get().then(() => undefined), dispose: instance.dispose })
 }

@@ -22,6 +22,7 @@ export const RECONCILE_BUDGET_MS = 15_000
 class ReconcileSettings extends Context.Tag("hosts/lambda/ReconcileSettings")<ReconcileSettings, ReconcileOptions>() {}
 const ReconcileSettingsLive = Layer.effect(ReconcileSettings, reconcileOptions(LAMBDA_RECONCILE_BATCH))
 
+/** How long a scheduled delivery run goes on. */
 export interface DeliveryOptions {
   /** Stop starting passes after this long (default 50 s: the schedule fires every minute). */
   readonly budgetMs?: number
@@ -42,12 +43,15 @@ export interface DeliveryOptions {
  */
 const PASS_RESERVE_MS = ATTEMPT_TIMEOUT_MS + 5_000
 
+/** What a delivery run did. */
 export interface DeliverySummary {
+  /** How many `deliverDue` passes ran. */
   readonly passes: number
   /** Delivery attempts made (successful or not), as `deliverDue` counts them. */
   readonly attempted: number
   /** `idle`: nothing due and nothing recently attempted; `time_budget`: stopped with time running out. */
   readonly stoppedBecause: "idle" | "time_budget"
+  /** How long the run took. */
   readonly elapsedMs: number
 }
 
@@ -79,6 +83,7 @@ export const deliverUntilIdle = (options: DeliveryOptions & { readonly remaining
     }
   })
 
+/** What a scheduled run did: the reconcile step, then delivery. */
 export interface ScheduledSummary extends DeliverySummary {
   /** What the reconcile step did first; null when it was skipped (too little time) or did not finish. */
   readonly reconciled: ReconcileSummary | null
@@ -102,6 +107,10 @@ const reconcileFirst = (remainingMs: number | undefined) =>
     )
   })
 
+/**
+ * The scheduled Lambda handler (reconcile, then deliver webhooks), with `ready` to build it during init and
+ * `dispose` to release its resources.
+ */
 export type ScheduledHandler = ((event: ScheduledEvent, context?: LambdaContext) => Promise<ScheduledSummary>) & {
   readonly ready: () => Promise<void>
   readonly dispose: () => Promise<void>

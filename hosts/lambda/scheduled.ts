@@ -3,9 +3,11 @@
  * outbox (the HTTP host runs a worker for this; a Lambda instance only runs while invoked).
  * SAM/esbuild entry: `hosts/lambda/scheduled.ts`, handler `scheduled.handler`.
  */
+import { Layer } from "effect"
+import { PackagesBesideBundle } from "./BesideBundle.js"
 import { LambdaPortsLive } from "./LambdaPorts.js"
 import { makeScheduledHandler } from "./ScheduledDelivery.js"
 
-export const handler = makeScheduledHandler(LambdaPortsLive)
+export const handler = makeScheduledHandler(LambdaPortsLive.pipe(Layer.provide(PackagesBesideBundle)))
 
 await handler.ready()

@@ -173,6 +173,8 @@ export interface BrowserAppOptions {
    * to github.com as the test mocks it (msw in this process, page.route in Chromium). Unset: no OAuth app.
    */
   readonly githubOAuth?: { readonly clientId: string; readonly clientSecret: string }
+  /** More settings, e.g. `X402_FACILITATOR_URL` for live payments through a loopback facilitator. */
+  readonly config?: Readonly<Record<string, string>>
 }
 
 export interface BrowserApp {
@@ -196,6 +198,7 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
     // No public chain RPC from a test.
     ["BASE_RPC_URL", "off"],
     ["SOLANA_RPC_URL", "off"],
+    ...Object.entries(options.config ?? {}),
     ...(options.githubOAuth === undefined
       ? []
       : [["GITHUB_CLIENT_ID", options.githubOAuth.clientId], ["GITHUB_CLIENT_SECRET", options.githubOAuth.clientSecret]] as const)
@@ -218,7 +221,8 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
     PackagerTarGz,
     WalletProofSiwx
   ).pipe(Layer.provide(Layer.setConfigProvider(config)))
-  const app = Layer.merge(HttpLive, DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default))).pipe(
+  // The host's own settings (SOLANA_RPC_URL for the blockhash endpoint) from the same map as the adapters'.
+  const app = Layer.merge(HttpLive.pipe(Layer.provide(Layer.setConfigProvider(config))), DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default))).pipe(
     Layer.provideMerge(ports),
     Layer.provideMerge(server),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))

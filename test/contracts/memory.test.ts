@@ -1,4 +1,5 @@
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
-import { storageContracts } from "./StorageContracts.js"
+import { memoryBackend, runStorageContracts } from "../../testing/contracts/StorageContracts.js"
 
-storageContracts("memory", StorageMemory)
+// Through the same function `repomarket/testing` exports, so embedders run exactly this suite.
+runStorageContracts(memoryBackend, StorageMemory)

@@ -133,4 +133,10 @@ describe("API key format", () => {
   it("last4 shows the final four characters", () => {
     expect(apiKeyLast4(formatApiKey("0123456789ABCDEFGHIJabcdefghij"))).toBe(formatApiKey("0123456789ABCDEFGHIJabcdefghij").slice(-4))
   })
+
+  it("a key whose random part is not base62 is refused even when its checksum matches (scanners match base62 only)", () => {
+    for (const random of ["-".repeat(30), `${"a".repeat(29)}_`, `${"a".repeat(29)} `]) {
+      expect(isWellFormedApiKey(formatApiKey(random)), JSON.stringify(random)).toBe(false)
+    }
+  })
 })

@@ -91,4 +91,14 @@ describe("email normalisation", () => {
       expect(normalizeEmail(email)).toEqual(Either.right(email))
     }))
   })
+
+  it("the RFC 5321 limits hold at their exact boundary: a 64-character local part and a 254-character address pass", () => {
+    const domain189 = `${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(57)}.com`
+    const at254 = `${"a".repeat(64)}@${domain189}`
+    expect(at254).toHaveLength(254)
+    expect(normalizeEmail(at254)).toEqual(Either.right(at254))
+    expect(Either.isLeft(normalizeEmail(`${"a".repeat(64)}@${domain189.replace("d.com", "dd.com")}`))).toBe(true)
+    expect(normalizeEmail(`${"a".repeat(64)}@example.com`)).toEqual(Either.right(`${"a".repeat(64)}@example.com`))
+    expect(Either.isLeft(normalizeEmail(`${"a".repeat(65)}@example.com`))).toBe(true)
+  })
 })

@@ -102,4 +102,11 @@ describe("host_url parsing", () => {
     expect(isPlausibleRepoName("a/b")).toBe(false)
     expect(isPlausibleRepoName("r".repeat(101))).toBe(false)
   })
+
+  it("a repo named `..git` or `...git` is refused: without `.git` it would name the parent directory", () => {
+    for (const name of ["..git", "...git", "..GIT", ".git"]) {
+      expect(Either.isLeft(parseHostUrl(`https://github.com/octo-org/${name}`)), name).toBe(true)
+    }
+    expect(parseHostUrl("https://github.com/octo-org/a..git")).toEqual(Either.right({ owner: "octo-org", name: "a." }))
+  })
 })

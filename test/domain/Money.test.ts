@@ -102,6 +102,12 @@ describe("formatUsd", () => {
     expect(formatUsd(9_007_199_254_740_993n * 1_000_000n)).toBe("9007199254740993.00")
   })
 
+  it("a negative amount prints with a leading minus, never as the positive amount", () => {
+    expect(formatUsd(-12_340_000n)).toBe("-12.34")
+    expect(formatUsd(-10_000n)).toBe("-0.01")
+    expect(formatUsd(-100_000_000_000n)).toBe("-100000.00")
+  })
+
   it("for any whole number of cents, parse(format(x)) = x inside the allowed range", () => {
     fc.assert(fc.property(fc.bigInt({ min: 1n, max: 10_000_000n }), (cents) => {
       const atomic = cents * 10_000n

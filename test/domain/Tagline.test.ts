@@ -62,4 +62,19 @@ describe("storefront tagline", () => {
       expect(Either.isLeft(validateTagline(text))).toBe(true)
     }))
   })
+
+  it("a lone surrogate anywhere is refused as not text; a proper surrogate pair (an emoji) is kept", () => {
+    const refusedAsNotText = Either.left("must be valid Unicode text")
+    for (const text of ["\ud800", "\udc00", "a\ud83d", "\ude00a", "a\ud83dz", "a\ude00\ud83d", "🦀\ud800", "\udc00🦀"]) {
+      expect(validateTagline(text), JSON.stringify(text)).toEqual(refusedAsNotText)
+    }
+    expect(validateTagline("a\ud83d\ude00z")).toEqual(Either.right("a😀z"))
+  })
+
+  it("exactly 140 code points is kept and 141 refused, counted by code point whatever the mix", () => {
+    const mixed = "🦀a".repeat(70)
+    expect([...mixed]).toHaveLength(TAGLINE_MAX_CODE_POINTS)
+    expect(validateTagline(mixed)).toEqual(Either.right(mixed))
+    expect(validateTagline(`${mixed}b`)).toEqual(Either.left("must be at most 140 characters"))
+  })
 })

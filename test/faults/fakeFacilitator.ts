@@ -3,11 +3,15 @@
  * `POST /settle`, `GET /supported` in the shapes of x402's facilitator API. Each operation answers as the
  * test says: at once, after a delay, never (the connection is held until the caller gives up), or with a
  * 500. Settlement is trusted (no chain): the transaction hash is derived from the authorization's nonce, so
- * one payment always names one transaction. No Effect or vitest here, so a server test can use it too.
+ * one payment always names one transaction. With `solanaFeePayer` it also takes `exact` on Solana mainnet:
+ * `/supported` names that fee payer, and a Solana payment is "settled" under its payer's own transaction
+ * signature (the facilitator adds its fee-payer signature and submits; nothing is submitted here).
+ * No Effect or vitest here, so a server test can use it too.
  */
 import { createHash } from "node:crypto"
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import { getBase58Decoder, getTransactionDecoder } from "@solana/kit"
 
 /** `hold`: no answer until `release()`, then a normal one. `hang`: never an answer. */
 export type Behaviour = "ok" | "error500" | "hang" | "hold" | { readonly delayMs: number }
@@ -32,13 +36,39 @@ export interface FakeFacilitator {
   readonly close: () => Promise<void>
 }
 
-/** The transaction the fake settles a payment under: one per EIP-3009 nonce. */
-export const transactionOf = (body: any): string =>
-  `0x${createHash("sha256").update(String(body?.paymentPayload?.payload?.authorization?.nonce ?? "")).digest("hex")}`
+export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 
-const payerOf = (body: any): string | undefined => body?.paymentPayload?.payload?.authorization?.from
+/** A Solana payment's transaction: its signers in order (the fee payer first) and their signatures. */
+const solanaSigners = (body: any): Array<[string, Uint8Array | null]> | null => {
+  const wire = body?.paymentPayload?.payload?.transaction
+  if (typeof wire !== "string") return null
+  try {
+    return Object.entries(getTransactionDecoder().decode(Buffer.from(wire, "base64")).signatures) as Array<[string, Uint8Array | null]>
+  } catch {
+    return null
+  }
+}
 
-export const startFakeFacilitator = (): Promise<FakeFacilitator> =>
+/** The Solana payer: the transaction's signer that is not the fee payer the requirement names. */
+const solanaPayer = (body: any): string | undefined =>
+  solanaSigners(body)?.find(([address]) => address !== body?.paymentRequirements?.extra?.feePayer)?.[0]
+
+/** The transaction the fake settles a payment under: one per EIP-3009 nonce; on Solana, the payer's signature. */
+export const transactionOf = (body: any): string => {
+  const payer = solanaPayer(body)
+  const signature = payer === undefined ? null : solanaSigners(body)?.find(([address]) => address === payer)?.[1]
+  if (signature !== undefined && signature !== null) return getBase58Decoder().decode(signature)
+  return `0x${createHash("sha256").update(String(body?.paymentPayload?.payload?.authorization?.nonce ?? "")).digest("hex")}`
+}
+
+const payerOf = (body: any): string | undefined => body?.paymentPayload?.payload?.authorization?.from ?? solanaPayer(body)
+
+export interface FakeFacilitatorOptions {
+  /** Take `exact` on Solana mainnet, naming this fee payer in `/supported`. Unset: Base only. */
+  readonly solanaFeePayer?: string
+}
+
+export const startFakeFacilitator = (options: FakeFacilitatorOptions = {}): Promise<FakeFacilitator> =>
   new Promise((resolve, reject) => {
     const sockets = new Set<Socket>()
     const calls: Array<FacilitatorCall> = []
@@ -61,7 +91,8 @@ export const startFakeFacilitator = (): Promise<FakeFacilitator> =>
         }
         calls.push({ path, body, at: Date.now() })
         if (req.method === "GET" && path === "/supported") {
-          return answer(res, 200, { kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }], extensions: [], signers: {} })
+          const solana = options.solanaFeePayer === undefined ? [] : [{ x402Version: 2, scheme: "exact", network: SOLANA_MAINNET, extra: { feePayer: options.solanaFeePayer } }]
+          return answer(res, 200, { kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }, ...solana], extensions: [], signers: {} })
         }
         const operation = path === "/verify" ? "verify" : path === "/settle" ? "settle" : null
         if (req.method !== "POST" || operation === null) return answer(res, 404, { error: "not found" })

@@ -26,6 +26,8 @@ describe("PATCH /my/account: storefront_tagline", () => {
     it.effect("141 code points or a line break are 400 naming storefront_tagline; the saved one stays", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("tagline@example.com")
+        // The tagline that must stay: saved here, not by an earlier test.
+        yield* call("PATCH", "/my/account", { token: key, body: { storefront_tagline: "🦀".repeat(140) } })
         for (const tagline of ["🦀".repeat(141), "a".repeat(141), "first line\nsecond line", "carriage\rreturn"]) {
           const reply = yield* call("PATCH", "/my/account", { token: key, body: { storefront_tagline: tagline } })
           expectProblem(reply, 400, "invalid_request")
@@ -37,6 +39,7 @@ describe("PATCH /my/account: storefront_tagline", () => {
     it.effect("absent keeps it, a new value replaces it, \"\" clears it", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("tagline@example.com")
+        yield* call("PATCH", "/my/account", { token: key, body: { storefront_tagline: "🦀".repeat(140) } })
         const kept = yield* call("PATCH", "/my/account", { token: key, body: { wallet_solana: SOLANA_WALLET } })
         expect(kept.json).toMatchObject({ storefront_tagline: "🦀".repeat(140), wallet_solana: SOLANA_WALLET })
         const replaced = yield* call("PATCH", "/my/account", { token: key, body: { storefront_tagline: "<b>Widgets</b> & more" } })
@@ -62,10 +65,13 @@ describe("storefront tagline on /r/<owner>", () => {
         const claimed = yield* call("GET", "/r/octo-org")
         expect(claimed.status).toBe(200)
         expect(claimed.json).toMatchObject({ owner: "Octo-Org", claimed: true, storefront_tagline: "Hand-made widgets" })
-      }))
+      }).pipe(Effect.provide(TestApp()))) // an unclaimed page to start from, whatever other tests claimed
 
     it.effect("is not shown while two accounts hold listings under the owner", () =>
       Effect.gen(function*() {
+        const a = yield* signInWithKey("maker-a@example.com")
+        yield* call("PATCH", "/my/account", { token: a.key, body: { storefront_tagline: "Hand-made widgets" } })
+        yield* listed({ host_url: WIDGET_URL, price_usd: "5.00", wallet_base: BASE_WALLET }, a.key)
         const b = yield* signInWithKey("maker-b@example.com")
         yield* call("PATCH", "/my/account", { token: b.key, body: { storefront_tagline: "Gadgets by B" } })
         yield* listed({ host_url: GADGET_URL, price_usd: "5.00", wallet_base: BASE_WALLET }, b.key)
@@ -77,7 +83,7 @@ describe("storefront tagline on /r/<owner>", () => {
         // Once B takes its listing down, A is the only one again.
         expect((yield* call("DELETE", "/repos/Octo-Org/Gadget", { token: b.key })).status).toBe(204)
         expect((yield* call("GET", "/r/Octo-Org")).json).toMatchObject({ claimed: true, storefront_tagline: "Hand-made widgets" })
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own two sellers in its own app
 
     it.effect("an account whose code-host login is the owner claims the page, listings or not", () =>
       Effect.gen(function*() {
@@ -146,6 +152,9 @@ describe("PATCH /my/account: webhook_url", () => {
 })
 
 describe("PATCH /my/account: default wallets", () => {
+  /** Each test saves the defaults it then checks, rather than relying on the first test having run. */
+  const savedDefaults = (key: string) =>
+    call("PATCH", "/my/account", { token: key, body: { wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET } })
   layer(TestApp())((it) => {
     it.effect("are validated per chain and stored checksummed", () =>
       Effect.gen(function*() {
@@ -159,6 +168,7 @@ describe("PATCH /my/account: default wallets", () => {
     it.effect("a mixed-case Base address with a bad checksum is 400 naming wallet_base; nothing changes", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("wallets@example.com")
+        yield* savedDefaults(key)
         expect(BAD_CHECKSUM).not.toBe(BASE_WALLET)
         const reply = yield* call("PATCH", "/my/account", { token: key, body: { wallet_base: BAD_CHECKSUM, storefront_tagline: "not saved" } })
         expectProblem(reply, 400, "invalid_request")
@@ -170,6 +180,7 @@ describe("PATCH /my/account: default wallets", () => {
     it.effect("an invalid Solana address is 400 naming wallet_solana", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("wallets@example.com")
+        yield* savedDefaults(key)
         // Base58 but only 31 bytes long.
         const reply = yield* call("PATCH", "/my/account", { token: key, body: { wallet_solana: SOLANA_WALLET.slice(0, -2) } })
         expectProblem(reply, 400, "invalid_request")
@@ -180,6 +191,7 @@ describe("PATCH /my/account: default wallets", () => {
     it.effect("GET /my/account shows the settings and nothing secret", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("wallets@example.com")
+        yield* savedDefaults(key)
         const account = yield* call("GET", "/my/account", { token: key })
         expect(account.json).toEqual({
           email: "wallets@example.com",

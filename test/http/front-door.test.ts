@@ -55,6 +55,17 @@ const expectSameAsApp = (path: string, headers: Record<string, string> = JSON_AC
 
 const pathOf = (url: string) => new URL(url).pathname
 
+/**
+ * Each test below runs in an app of its own with the widget on sale (5.00 on Base, by front@example.com), so
+ * none depends on what an earlier test listed, repriced or took down. Returns the seller's key.
+ */
+const onItsOwnWidget = <A, E, R>(test: (key: string) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const { key } = yield* signInWithKey("front@example.com")
+    yield* listed({ host_url: WIDGET_URL, price_usd: "5.00", wallet_base: BASE_WALLET }, key)
+    return yield* test(key)
+  }).pipe(Effect.provide(TestApp()))
+
 describe("the front door, as `npm start` serves", () => {
   layer(TestApp())((it) => {
     it.effect("answers a repeated repo-page JSON request from memory, with the app's exact status, headers and bytes", () =>
@@ -74,7 +85,7 @@ describe("the front door, as `npm start` serves", () => {
       }))
 
     it.effect("answers a repeated 402 challenge from memory, PAYMENT-REQUIRED and body exactly as the app's", () =>
-      Effect.gen(function*() {
+      onItsOwnWidget(() => Effect.gen(function*() {
         const page = yield* get(PAGE)
         const checkout = pathOf(page.json.test_checkout_url)
         const first = yield* get(checkout, {})
@@ -85,10 +96,10 @@ describe("the front door, as `npm start` serves", () => {
         expect((yield* stats).hits).toBe(hits + 1)
         expect(shape(second)).toEqual(shape(first))
         expect(shape(second)).toEqual(yield* appAnswer(checkout, {}))
-      }))
+      })))
 
     it.effect("keeps serving its answer while the code host is down, within the answer's lifetime", () =>
-      Effect.gen(function*() {
+      onItsOwnWidget(() => Effect.gen(function*() {
         const control = yield* CodeHostMemoryControl
         const first = yield* get(PAGE)
         yield* control.setDown("unavailable")
@@ -96,10 +107,10 @@ describe("the front door, as `npm start` serves", () => {
         const during = yield* get(PAGE).pipe(Effect.ensuring(control.setDown(null)))
         expect(shape(during)).toEqual(shape(first))
         expect(yield* control.calls).toBe(calls)
-      }))
+      })))
 
     it.effect("never answers a request carrying a payment: the app reads it (here: refuses a malformed one)", () =>
-      Effect.gen(function*() {
+      onItsOwnWidget(() => Effect.gen(function*() {
         const checkout = pathOf((yield* get(PAGE)).json.test_checkout_url)
         yield* get(checkout, {})
         const hits = (yield* stats).hits
@@ -108,10 +119,10 @@ describe("the front door, as `npm start` serves", () => {
         const v1 = yield* get(checkout, { "x-payment": "not-a-payment" })
         expectProblem(v1, 400, "invalid_request")
         expect((yield* stats).hits).toBe(hits)
-      }))
+      })))
 
     it.effect("never answers the HTML page (each carries its own CSP nonce), HEAD, or a path it does not know", () =>
-      Effect.gen(function*() {
+      onItsOwnWidget(() => Effect.gen(function*() {
         const hits = (yield* stats).hits
         const a = yield* get(PAGE, { accept: "text/html" })
         const b = yield* get(PAGE, { accept: "text/html" })
@@ -123,11 +134,10 @@ describe("the front door, as `npm start` serves", () => {
         yield* get("/r/Octo-Org")
         yield* get("/r/Octo-Org")
         expect((yield* stats).hits).toBe(hits)
-      }))
+      })))
 
     it.effect("a reprice is visible on the very next request: the old 402 becomes 410, the page shows the new price", () =>
-      Effect.gen(function*() {
-        const { key } = yield* signInWithKey("front@example.com")
+      onItsOwnWidget((key) => Effect.gen(function*() {
         const old = yield* get(PAGE)
         const oldCheckout = pathOf(old.json.test_checkout_url)
         yield* get(oldCheckout, {})
@@ -141,11 +151,10 @@ describe("the front door, as `npm start` serves", () => {
         const fresh = yield* get(pathOf(page.json.test_checkout_url), {})
         expect(fresh.status).toBe(402)
         expect(fresh.json.accepts[0].maxAmountRequired).toBe("7250000")
-      }))
+      })))
 
     it.effect("an account's new default wallet is visible on the very next request (the listing takes it, a new checkout)", () =>
-      Effect.gen(function*() {
-        const { key } = yield* signInWithKey("front@example.com")
+      onItsOwnWidget((key) => Effect.gen(function*() {
         const before = yield* get(PAGE)
         expect(before.json.chains).toEqual(["base"])
         const checkout = pathOf(before.json.test_checkout_url)
@@ -160,11 +169,10 @@ describe("the front door, as `npm start` serves", () => {
         const answer = yield* expectSameAsApp(pathOf(page.json.test_checkout_url), {})
         expect(answer.status).toBe(402)
         expect(answer.json.accepts.map((a: { network: string }) => a.network).sort()).toEqual(["base-sepolia", "solana-devnet"])
-      }))
+      })))
 
     it.effect("a takedown is visible on the very next request: page 404, checkout 410", () =>
-      Effect.gen(function*() {
-        const { key } = yield* signInWithKey("front@example.com")
+      onItsOwnWidget((key) => Effect.gen(function*() {
         const page = yield* get(PAGE)
         const checkout = pathOf(page.json.test_checkout_url)
         yield* get(checkout, {})
@@ -173,7 +181,7 @@ describe("the front door, as `npm start` serves", () => {
         expect(down.status).toBeLessThan(300)
         expectProblem(yield* get(PAGE), 404, "not_found")
         expectProblem(yield* get(checkout, {}), 410, "checkout_gone")
-      }))
+      })))
   })
 })
 

@@ -86,7 +86,7 @@ describe("price_usd", () => {
         }
         expectProblem(yield* repoPage("Octo-Org", "Widget"), 404, "not_found")
         expect(yield* storesOf(key)).toEqual({})
-      }))
+      }).pipe(Effect.provide(TestApp()))) // "nothing is listed" holds only in an app no other test listed in
 
     it.effect("the bounds 0.01 and 100000.00 are accepted and shown back as sent", () =>
       Effect.gen(function*() {
@@ -102,6 +102,7 @@ describe("price_usd", () => {
     it.effect("a bad price on PATCH is 400 naming price_usd and changes nothing", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("bounds@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "0.01", wallet_base: BASE_WALLET }, key)
         const before = (yield* storesOf(key))["Octo-Org/Widget"]
         for (const price of ["0.00", "100000.01", "1.5"]) {
           const reply = yield* call("PATCH", "/repos/Octo-Org/Widget", { token: key, body: { price_usd: price } })
@@ -111,7 +112,7 @@ describe("price_usd", () => {
         const after = (yield* storesOf(key))["Octo-Org/Widget"]
         expect(after).toEqual(before)
         yield* expectCurrent(after.checkout_url)
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listing in its own app: independent of the bounds test
 
     it.effect("a listing without a price is selling:false with a note", () =>
       Effect.gen(function*() {
@@ -168,6 +169,7 @@ describe("one live listing per repo", () => {
     it.effect("the owning account re-listing updates it: 201, a new checkout, unsent fields kept", () =>
       Effect.gen(function*() {
         const owner = yield* signInWithKey("first@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "12.34", wallet_base: BASE_WALLET }, owner.key)
         const before = (yield* storesOf(owner.key))["Octo-Org/Widget"]
         const again = yield* listed({ host_url: WIDGET_URL, wallet_solana: SOLANA_WALLET }, owner.key)
         expect(checkoutIdOf(again.checkout_url)).not.toBe(checkoutIdOf(before.checkout_url))
@@ -180,7 +182,7 @@ describe("one live listing per repo", () => {
           wallet_base: BASE_WALLET,
           wallet_solana: SOLANA_WALLET
         })
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listing in its own app
 
     it.effect("an anonymous listing cannot be re-listed by an account without proof of control (409)", () =>
       Effect.gen(function*() {
@@ -194,7 +196,7 @@ describe("one live listing per repo", () => {
 
     it.effect("an account whose code-host login is the repo owner takes over an anonymous listing", () =>
       Effect.gen(function*() {
-        const anonymous = (yield* repoPage("Octo-Org", "Gadget")).json
+        const anonymous = yield* listed({ host_url: GADGET_URL, price_usd: "3.00", wallet_base: BASE_WALLET })
         const { key } = yield* signInWithKey("claimer@example.com")
         // The code-host connection (GitHub OAuth) is a later issue: record the verified login directly.
         yield* setHostLogin("claimer@example.com", "octo-org")
@@ -206,7 +208,7 @@ describe("one live listing per repo", () => {
         yield* expectCurrent(taken.checkout_url)
         expect((yield* storesOf(key))["Octo-Org/Gadget"]).toMatchObject({ price_usd: "9.00", wallet_base: BASE_WALLET_2 })
         expect((yield* repoPage("Octo-Org", "Gadget")).json).toMatchObject({ price_usd: "9.00", checkout_url: taken.checkout_url })
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own anonymous listing in its own app
   })
 })
 

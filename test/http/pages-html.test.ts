@@ -58,7 +58,11 @@ describe("/r/<owner>/<repo> and /r/<owner> negotiate on Accept", () => {
           expect(page).toContain(word)
         }
         expect(page).toContain(`const res = await pay(&quot;${created.test_checkout_url}&quot;)`)
-        expect(scriptTags(page)).toEqual([expect.stringMatching(/^<script src="\/assets\/copy\.js" nonce="[A-Za-z0-9_-]+" defer>$/)])
+        // Our nonce'd script, and the JSON-LD data block (never run, so no nonce: see RepoPageMeta.ts).
+        expect(scriptTags(page)).toEqual([
+          `<script type="application/ld+json">`,
+          expect.stringMatching(/^<script src="\/assets\/copy\.js" nonce="[A-Za-z0-9_-]+" defer>$/)
+        ])
         const nonce = /nonce="([^"]+)"/.exec(page)![1]!
         expect((yield* htmlGet("/r/octo-org/widget")).headers["content-security-policy"]).not.toContain(nonce)
       }))
@@ -134,9 +138,12 @@ describe("a tagline or a README holding <script> renders inert", () => {
         const readme = /<article class="readme"[^>]*>([\s\S]*?)<\/article>/.exec(repo)![1]!
         expect(readme).toContain("<h1>Payload</h1>")
         expect(readme).not.toMatch(/<script|onerror|javascript:/i)
-        // Only our own nonce'd script tag is on the page.
-        expect(scriptTags(repo)).toHaveLength(1)
-        expect(scriptTags(repo)[0]).toMatch(/^<script src="\/assets\/copy\.js" nonce=/)
+        // Only our own nonce'd script tag is on the page, beside the JSON-LD data block, which the
+        // description (an <img onerror>) cannot leave: the page has exactly one closing tag per element.
+        expect(scriptTags(repo)).toHaveLength(2)
+        expect(scriptTags(repo)[0]).toBe(`<script type="application/ld+json">`)
+        expect(scriptTags(repo)[1]).toMatch(/^<script src="\/assets\/copy\.js" nonce=/)
+        expect(repo.match(/<\/script>/gi)).toHaveLength(2)
       }))
   })
 })

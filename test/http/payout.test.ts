@@ -42,13 +42,15 @@ describe("wallet precedence (rules 2 and 6)", () => {
     it.effect("clearing the listing's own wallet with \"\" falls back to the account default", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("precedence@example.com")
+        yield* call("PATCH", "/my/account", { token: key, body: { wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET } })
+        yield* listed({ host_url: WIDGET_URL, price_usd: "4.00", wallet_base: BASE_WALLET_2 }, key)
         const before = (yield* storesOf(key))["Octo-Org/Widget"]
         const cleared = yield* call("PATCH", "/repos/Octo-Org/Widget", { token: key, body: { wallet_base: "" } })
         expect(cleared.status).toBe(200)
         expect(cleared.json).toMatchObject({ wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET, price_usd: "4.00", selling: true })
         yield* expectGone(before.checkout_url, "/r/Octo-Org/Widget")
         yield* expectCurrent(cleared.json.checkout_url)
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listing in its own app
 
     it.effect("clearing a wallet for a chain with no account default leaves that chain off", () =>
       Effect.gen(function*() {
@@ -145,6 +147,9 @@ describe("adding an account wallet rebuilds checkouts (state table)", () => {
     it.effect("carried addresses never move when the account default later changes", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("rebuild@example.com")
+        yield* call("PATCH", "/my/account", { token: key, body: { wallet_base: BASE_WALLET } })
+        yield* listed({ host_url: WIDGET_URL, price_usd: "10.00", wallet_base: BASE_WALLET_2 }, key)
+        yield* listed({ host_url: GADGET_URL, price_usd: "10.00", wallet_solana: SOLANA_WALLET_2 }, key)
         const before = yield* storesOf(key)
         const changed = yield* call("PATCH", "/my/account", { token: key, body: { wallet_base: BASE_WALLET_2 } })
         expect(changed.json.wallet_base).toBe(BASE_WALLET_2)
@@ -157,13 +162,14 @@ describe("adding an account wallet rebuilds checkouts (state table)", () => {
         yield* Effect.flatMap(CodeHostMemoryControl, (host) => host.put({ owner: "Octo-Org", name: "Fresh" }))
         yield* listed({ host_url: "https://github.com/octo-org/fresh", price_usd: "1.00" }, key)
         expect((yield* storesOf(key))["Octo-Org/Fresh"]).toMatchObject({ wallet_base: BASE_WALLET_2, wallet_solana: null })
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listings in its own app
 
     it.effect("a wallet for the other chain rebuilds the listings lacking that one; with none skipped, no listings_skipped", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("rebuild@example.com")
-        // Every listing lacking Solana can take it now.
-        yield* call("PATCH", "/repos/Octo-Org/Fresh", { token: key, body: { wallet_solana: SOLANA_WALLET_2 } })
+        // Only the widget lacks Solana, and it can take it.
+        yield* listed({ host_url: WIDGET_URL, price_usd: "10.00", wallet_base: BASE_WALLET_2 }, key)
+        yield* listed({ host_url: GADGET_URL, price_usd: "10.00", wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET_2 }, key)
         const before = yield* storesOf(key)
         const added = yield* call("PATCH", "/my/account", { token: key, body: { wallet_solana: SOLANA_WALLET } })
         expect(added.status).toBe(200)
@@ -176,17 +182,20 @@ describe("adding an account wallet rebuilds checkouts (state table)", () => {
         for (const slug of Object.keys(after).filter((s) => s !== "Octo-Org/Widget")) {
           expect({ slug, wallet_solana: after[slug].wallet_solana }).toEqual({ slug, wallet_solana: SOLANA_WALLET_2 })
         }
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listings in its own app
 
     it.effect("a patch that adds no wallet rebuilds nothing", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("rebuild@example.com")
+        yield* call("PATCH", "/my/account", { token: key, body: { wallet_base: BASE_WALLET, wallet_solana: SOLANA_WALLET } })
+        yield* listed({ host_url: WIDGET_URL, price_usd: "10.00" }, key)
+        yield* listed({ host_url: GADGET_URL, price_usd: "10.00", wallet_base: BASE_WALLET_2 }, key)
         const before = yield* storesOf(key)
         const patched = yield* call("PATCH", "/my/account", { token: key, body: { storefront_tagline: "Widgets and more", wallet_base: "" } })
         expect(patched.json).toMatchObject({ storefront_tagline: "Widgets and more", wallet_base: null, wallet_solana: SOLANA_WALLET })
         expect("listings_skipped" in patched.json).toBe(false)
         // Clearing the default does not move what listings carry.
         expect(yield* storesOf(key)).toEqual(before)
-      }))
+      }).pipe(Effect.provide(TestApp()))) // its own listings in its own app
   })
 })

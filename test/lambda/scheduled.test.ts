@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { verifyWebhookSignature } from "../../index.js"
+import { verifyWebhookSignature } from "../../entry/webhooks.js"
 import { REAL_TIME } from "../support/purchase.js"
 import {
   httpEvent,

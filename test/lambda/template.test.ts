@@ -59,17 +59,27 @@ describe("hosts/lambda/template.yaml", () => {
     const functions = [...template.matchAll(/Handler: (\w+)\.handler[\s\S]*?EntryPoints:\n\s+- (\S+)/g)].map((m) => ({ handler: m[1]!, entry: m[2]! }))
     expect(functions).toEqual([
       { handler: "handler", entry: "hosts/lambda/handler.ts" },
+      { handler: "streaming", entry: "hosts/lambda/streaming.ts" },
       { handler: "scheduled", entry: "hosts/lambda/scheduled.ts" }
     ])
     for (const { entry } of functions) {
       expect(existsSync(new URL(entry, root))).toBe(true)
       expect(readFileSync(new URL(entry, root), "utf8")).toMatch(/^export const handler = /m)
     }
-    expect(template.match(/Format: esm/g)).toHaveLength(2)
-    expect(template.match(/- \.js=\.mjs/g)).toHaveLength(2)
+    expect(template.match(/Format: esm/g)).toHaveLength(3)
+    expect(template.match(/- \.js=\.mjs/g)).toHaveLength(3)
     expect(readFileSync(new URL("adapters/sql/Migrations.ts", root), "utf8")).toContain("Migrator.fromRecord(")
     expect(template).toMatch(/PayloadFormatVersion: "2\.0"/)
     expect(template).toMatch(/ScheduleExpression: rate\(1 minute\)/)
     expect(template).toMatch(/Runtime: nodejs20\.x/)
+  })
+
+  it("serves the streaming handler behind a RESPONSE_STREAM Function URL, the buffered one behind BUFFERED", () => {
+    const resource = (name: string) => template.slice(template.indexOf(`\n  ${name}:\n`), template.indexOf("\n\n", template.indexOf(`\n  ${name}:\n`)))
+    expect(resource("StreamingFunction")).toMatch(/Handler: streaming\.handler[\s\S]*InvokeMode: RESPONSE_STREAM/)
+    expect(resource("ApiFunction")).toMatch(/InvokeMode: BUFFERED/)
+    // Streaming past 6 MB runs at up to 2 MB/s: the 29 s of the API function would cut a large archive.
+    expect(Number(/Timeout: (\d+)/.exec(resource("StreamingFunction"))![1])).toBeGreaterThanOrEqual(120)
+    expect(template).toContain("!GetAtt StreamingFunctionUrl.FunctionUrl")
   })
 })

@@ -95,8 +95,9 @@ export const testPorts = (options: TestAppOptions = {}) => {
  */
 export const TestApp = (options: TestAppOptions & { readonly responseCacheMs?: number } = {}) =>
   HttpLive.pipe(
-    // The app's own settings (e.g. PUBLIC_PAGES_PER_MINUTE) come from the same map as the adapters'.
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.config ?? {}))))),
+    // The app's own settings (e.g. PUBLIC_PAGES_PER_MINUTE, SOLANA_RPC_URL for the blockhash endpoint) come
+    // from the same map as the adapters', offline unless the test says otherwise.
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...OFFLINE_SETTINGS, ...options.config }))))),
     Layer.provideMerge(testPorts(options)),
     Layer.provideMerge(ServedAsNpmStart(options.responseCacheMs))
   )

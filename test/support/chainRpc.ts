@@ -1,7 +1,7 @@
 /*
  * The chains' JSON-RPC endpoints as msw handlers, shaped after the public JSON-RPC docs: Base (`eth_call`
  * answering USDC's `authorizationState` with an ABI-encoded bool, `eth_blockNumber`, `eth_getLogs` for
- * `AuthorizationUsed`) and Solana (`getSignatureStatuses`). Tests say what the chains know through `chain`.
+ * `AuthorizationUsed`) and Solana (`getSignatureStatuses`, `getLatestBlockhash`). Tests say what the chains know through `chain`.
  */
 import { expect } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
@@ -26,6 +26,8 @@ export const chain = {
   canceled: new Map<string, { tx: Hex; block: bigint }>(),
   /** Solana signature → its status entry. */
   signatures: new Map<string, { err: unknown; confirmationStatus: string }>(),
+  /** What `getLatestBlockhash` answers; null: a malformed answer (no value). */
+  blockhash: { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn", lastValidBlockHeight: 290_000_150 } as { blockhash: string; lastValidBlockHeight: number } | null,
   down: false,
   calls: [] as Array<string>
 }
@@ -80,6 +82,11 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
     const body: any = await request.json()
     chain.calls.push(`solana:${body.method}`)
     if (chain.down) return new HttpResponse("upstream unavailable", { status: 503 })
+    if (body.method === "getLatestBlockhash") {
+      expect(body.params).toEqual([{ commitment: "confirmed" }])
+      if (chain.blockhash === null) return rpcResult(body.id, { context: { slot: 400 } })
+      return rpcResult(body.id, { context: { slot: 400 }, value: chain.blockhash })
+    }
     expect(body.method).toBe("getSignatureStatuses")
     expect(body.params[1]).toEqual({ searchTransactionHistory: true })
     const value = (body.params[0] as Array<string>).map((sig) => {

@@ -9,6 +9,8 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import type { Readable } from "node:stream"
+import { pipeline } from "node:stream/promises"
 import { gzipSync } from "node:zlib"
 
 export interface FakeGithubRepo {
@@ -24,6 +26,8 @@ export interface FakeGithubRepo {
   readonly sha?: string
   /** path → content; directories are derived. */
   readonly files?: Readonly<Record<string, string>>
+  /** The tarball's bytes, streamed as codeload would (a generated archive of any size); else `tarballOf`. */
+  readonly tarball?: () => Readable
 }
 
 export interface FakeGithubCall {
@@ -167,6 +171,12 @@ export const startFakeGithubServer = (initial: ReadonlyArray<FakeGithubRepo>): P
       if (parts[0] === "codeload" && parts.length === 5) {
         const repo = repos.get(`${parts[1]}/${parts[2]}`.toLowerCase())
         if (repo === undefined) return send(req, res, 404, "Not Found")
+        if (repo.tarball !== undefined) {
+          calls.push({ method: req.method ?? "", path: req.url ?? "", status: 200 })
+          res.writeHead(200, { "content-type": "application/x-gzip" })
+          // A tarball stream that fails destroys the response: the client sees the download break off.
+          return void pipeline(repo.tarball(), res).catch(() => undefined)
+        }
         return send(req, res, 200, tarballOf(repo), { "content-type": "application/x-gzip" })
       }
       if (parts[0] !== "repos" || parts.length < 3) return notFound(req, res)

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { verifyWebhookSignature } from "../../index.js"
+import { verifyWebhookSignature } from "../../entry/webhooks.js"
 import { BASE_WALLET, call } from "../support/app.js"
 import { expectProblem } from "../support/flows.js"
 import { sell } from "../support/purchase.js"

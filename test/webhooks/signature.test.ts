@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { signatureHeader } from "../../adapters/webhook/Signature.js"
 // From the package entry, as a receiver would import it.
-import { verifyWebhookSignature } from "../../index.js"
+import { verifyWebhookSignature } from "../../entry/webhooks.js"
 import { buyTest, deliverDue, onlyEvent, receiver, salesPage, sellerWithHook, setWebhook, WebhookApp } from "./support.js"
 import { signedAt } from "./receiver.js"
 

@@ -1,7 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Either, Stream } from "effect"
-import { InvalidInput, type PaymentRejected, type SettlementFailed } from "../../../domain/Errors.js"
+import type { IncomingMessage } from "node:http"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option, Schema, Stream } from "effect"
+import { InvalidInput, type PaymentRejected, PaymentsUnavailable, RateLimited, type SettlementFailed } from "../../../domain/Errors.js"
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
 import { Redownloads, type SiwxChallenge } from "../../../domain/usecases/Redownloads.js"
 import {
@@ -13,38 +13,46 @@ import {
   paymentRequiredV2,
   paymentResponseHeader
 } from "../../../adapters/x402/Wire.js"
+import { RPC_TIMEOUT_MS, SolanaRpcUrl } from "../../../adapters/x402/ChainStatus.js"
+import { makeRecentBlockhash } from "../../../adapters/solana/RecentBlockhash.js"
+import { PublicOrigin } from "../../../ports/PublicOrigin.js"
+import { RateLimiter } from "../../../ports/RateLimiter.js"
 import { Api } from "../Api.js"
+import { checkoutPageHtml, checkoutProblemPage } from "../pages/CheckoutPage.js"
+import * as P from "../Problem.js"
+import { prefersHtml } from "../pages/Negotiation.js"
 import { clientAddress } from "./ClientAddress.js"
 import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
 
 /**
  * The 402: v2 requirements (with the payment-identifier declaration and a Sign-In-With-X challenge) in
- * `PAYMENT-REQUIRED`, the v1 object as the JSON body.
+ * `PAYMENT-REQUIRED`, the v1 object as the JSON body. A browser (HTML preferred, as the pages negotiate) gets
+ * the checkout page as the body instead: same status, same headers, so x402 clients see no difference.
  */
-const challenge = (
+const challenge = (baseUrl: string) => (
   quote: Quote,
   siwx: SiwxChallenge,
   error?: string,
   extraHeaders: Record<string, string> = {},
   detail?: string
-) => {
-  const about = {
-    resource: quote.resource,
-    description: `${quote.listing.repo.slug}: the default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
-    error,
-    detail,
-    extensions: CHECKOUT_EXTENSIONS
-  }
-  return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), {
-    status: 402,
-    headers: {
+) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const about = {
+      resource: quote.resource,
+      description: `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
+      error,
+      detail,
+      extensions: CHECKOUT_EXTENSIONS
+    }
+    const headers = {
       "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),
       "cache-control": "no-store",
       link: `<${quote.page}>; rel="describedby"`,
       ...extraHeaders
     }
+    if (prefersHtml(request.headers["accept"])) return checkoutPageHtml(quote, { error, detail, headers, baseUrl })
+    return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), { status: 402, headers })
   })
-}
 
 /**
  * The platform ends a streamed response cleanly even when its stream fails after the headers went out, which
@@ -55,7 +63,10 @@ const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServ
   body.pipe(Stream.tapErrorCause(() =>
     Effect.sync(() => {
       try {
-        NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()
+        // What NodeHttpServerRequest.toIncomingMessage does, without importing @effect/platform-node (its
+        // HTTP server, `ws` and undici), which the Lambda bundles would otherwise carry and load at init.
+        const incoming = request.source as IncomingMessage
+        incoming.socket.destroy()
       } catch {
         // Not a Node request (the Lambda host buffers the body and turns a failure into an error answer).
       }
@@ -74,10 +85,63 @@ const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerReques
   })
 }
 
+/** The problems an unpaid checkout request can end in, as the API encodes them. */
+const OFFER_PROBLEMS = {
+  NotFound: P.NotFound,
+  CheckoutGone: P.CheckoutGone,
+  NotSelling: P.NotSelling,
+  PaymentsUnavailable: P.PaymentsUnavailable,
+  RateLimited: P.RateLimited,
+  HostUnavailable: P.HostUnavailable
+} as const
+
+const decoder = new TextDecoder()
+
+/** Blockhash requests a client address may make a minute: a few per purchase, never a free RPC proxy. */
+export const SOLANA_BLOCKHASH_PER_MINUTE = 30
+
+const noStore = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "cache-control", "no-store")))
+
+/**
+ * A browser asking a checkout that cannot be paid gets the problem as a page (same status, same x402 headers);
+ * x402 clients keep the problem+json. Anything unexpected is left to the guard, as for every route.
+ */
+const forBrowser = <E extends { readonly _tag: string }, R>(answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  answer.pipe(
+    Effect.map((res) => {
+      if (res.status === 402 || res.body._tag !== "Uint8Array") return res
+      const problem = JSON.parse(decoder.decode(res.body.body)) as P.ProblemJson
+      const kept = Object.fromEntries(Object.entries(res.headers).filter(([k]) => k === "payment-required" || k === "cache-control"))
+      return checkoutProblemPage(problem, kept)
+    }),
+    Effect.catchIf(
+      (e): e is E => e._tag in OFFER_PROBLEMS,
+      (e) => Effect.succeed(checkoutProblemPage(Schema.encodeSync(OFFER_PROBLEMS[e._tag as keyof typeof OFFER_PROBLEMS] as unknown as Schema.Schema<P.ProblemJson, P.ProblemJson>)(e as never)))
+    )
+  )
+
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
     const purchases = yield* Purchases
-    const { offer, redownload } = redownloadAnswers(purchases, yield* Redownloads, challenge, (goods, request) => delivery(goods, null, request))
+    const { baseUrl } = yield* PublicOrigin
+    const limiter = yield* RateLimiter
+    const solanaRpc = Option.map(yield* SolanaRpcUrl, (url) => makeRecentBlockhash(url, { timeoutMs: RPC_TIMEOUT_MS }))
+    /** For the checkout page's live Solana payment: the page may not ask an RPC endpoint itself. */
+    const solanaBlockhash = Effect.gen(function*() {
+      yield* noStore
+      const client = yield* clientAddress
+      yield* limiter.consume(`checkout:blockhash:${client}`, SOLANA_BLOCKHASH_PER_MINUTE, 60_000).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many blockhash requests from this address; try again shortly." }))
+      )
+      if (Option.isNone(solanaRpc)) {
+        return yield* new PaymentsUnavailable({ detail: "This server reads no Solana RPC endpoint (SOLANA_RPC_URL is off), so live Solana payments cannot be built in the browser. Pay with an x402 client, or on Base." })
+      }
+      const recent = yield* solanaRpc.value.pipe(
+        Effect.mapError(() => new PaymentsUnavailable({ detail: "The server's Solana RPC endpoint did not answer with a recent blockhash. Try again shortly." }))
+      )
+      return { blockhash: recent.blockhash, last_valid_block_height: recent.lastValidBlockHeight }
+    })
+    const { offer, redownload } = redownloadAnswers(purchases, yield* Redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
 
     const checkout = (id: string, livemode: boolean) =>
       Effect.gen(function*() {
@@ -85,7 +149,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
         const { headers } = request
         if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
           const proof = headers[SIWX_REQUEST_HEADER]
-          return yield* (proof === undefined ? offer(id, livemode) : redownload(id, livemode, proof))
+          if (proof !== undefined) return yield* redownload(id, livemode, proof)
+          return yield* (prefersHtml(headers["accept"]) ? forBrowser(offer(id, livemode)) : offer(id, livemode))
         }
         const payment = decodePaymentHeader({ "payment-signature": headers["payment-signature"], "x-payment": headers["x-payment"] })
         if (Either.isLeft(payment)) {
@@ -112,6 +177,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
     return handlers
       .handle("checkout", ({ path }) => checkout(path.id, true))
       .handle("testCheckout", ({ path }) => checkout(path.id, false))
+      .handle("solanaBlockhash", () => solanaBlockhash)
       .handle("download", ({ path }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(purchases.download(path.token), (goods) => delivery(goods, null, request))))

@@ -30,17 +30,24 @@ export const publicPagesPerMinute = Config.integer("PUBLIC_PAGES_PER_MINUTE").pi
   Config.validate({ message: "PUBLIC_PAGES_PER_MINUTE must be a whole number from 0 to 1000000", validation: (n) => n >= 0 && n <= 1_000_000 })
 )
 
+/**
+ * Builds the step that counts one public page for the caller's address (before anything is asked of the code
+ * host): one budget shared by every public page, the /r/ pages, the home page and the catalog.
+ */
+export const publicPageCounter = Effect.gen(function*() {
+  const limiter = yield* RateLimiter
+  const perMinute = yield* publicPagesPerMinute
+  return Effect.flatMap(clientAddress, (client) =>
+    perMinute === 0 ? Effect.void : limiter.consume(`public-pages:client:${client}`, perMinute, 60_000).pipe(
+      Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many page views from this address; try again shortly." }))
+    ))
+})
+
 export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
   Effect.gen(function*() {
     const storefront = yield* Storefront
     const { baseUrl } = yield* PublicOrigin
-    const limiter = yield* RateLimiter
-    const perMinute = yield* publicPagesPerMinute
-    /** One public page for the caller's address, counted before anything is asked of the code host. */
-    const countPage = Effect.flatMap(clientAddress, (client) =>
-      perMinute === 0 ? Effect.void : limiter.consume(`public-pages:client:${client}`, perMinute, 60_000).pipe(
-        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many page views from this address; try again shortly." }))
-      ))
+    const countPage = yield* publicPageCounter
     return handlers
       .handle("ownerPage", ({ path }) =>
         Effect.gen(function*() {

@@ -55,7 +55,7 @@ export type RenderChallenge = (
   error?: string,
   extraHeaders?: Record<string, string>,
   detail?: string
-) => HttpServerResponse.HttpServerResponse
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
 
 /** The checkout answers that involve Sign-In-With-X: every offer carries a challenge; a proof re-downloads. */
 export const redownloadAnswers = (
@@ -73,7 +73,7 @@ export const redownloadAnswers = (
   /** The 402 with fresh requirements and a fresh challenge, or the problem of a checkout that cannot be paid. */
   const offer = (id: string, livemode: boolean, error?: string, extraHeaders?: Record<string, string>, detail?: string) =>
     purchases.quote(id, livemode).pipe(
-      Effect.flatMap((q) => Effect.map(redownloads.challenge(q.checkout, livemode), (siwx) => render(q, siwx, error, extraHeaders, detail))),
+      Effect.flatMap((q) => Effect.flatMap(redownloads.challenge(q.checkout, livemode), (siwx) => render(q, siwx, error, extraHeaders, detail))),
       Effect.catchTags({
         CheckoutGone: orUnpayable(id, livemode, error),
         NotSelling: orUnpayable(id, livemode, error),

@@ -1,5 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import type { WebAsset } from "./generated/WebAssets.js"
 
 /**
  * The pages' only stylesheet and only script, served from our own origin so the Content-Security-Policy
@@ -41,6 +42,7 @@ label{display:block;font-size:.9rem;margin:.5rem 0 .2rem;color:var(--muted)}
 input[type=text],input[type=email],input[type=url],input[type=password]{font:inherit;width:100%;max-width:32rem;padding:.5rem .6rem;border:1px solid #8c959f;border-radius:.35rem}
 form.inline input{width:auto;max-width:12rem}
 button{font:inherit;padding:.45rem .9rem;border-radius:.35rem;border:1px solid #24292f;background:#24292f;color:#fff;cursor:pointer;min-height:2.5rem}
+a.button{display:inline-block;padding:.45rem .9rem;border-radius:.35rem;background:#24292f;color:#fff;text-decoration:none;font-weight:600}
 button.secondary{background:var(--bg);color:var(--fg)}
 button.danger{background:var(--bad);border-color:var(--bad)}
 .copy{float:right;min-height:auto;padding:.15rem .5rem;font-size:.8rem;margin:.3rem}
@@ -57,6 +59,9 @@ td button{white-space:nowrap}
 .readme{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem;overflow-wrap:anywhere;overflow-x:auto}
 .readme img{max-width:100%}
 .errors li{overflow-wrap:anywhere}
+.search .filters{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 .5rem}
+.search .filters input{width:auto;max-width:9rem}
+.listing h3{display:flex;justify-content:space-between;gap:1rem}.listing .price{font-size:1.1rem}
 @media (max-width:40rem){
   h1{font-size:1.35rem}
   table.stack thead{display:none}
@@ -93,3 +98,13 @@ const asset = (body: string, contentType: string) =>
 
 export const siteCss = asset(SITE_CSS, "text/css; charset=utf-8")
 export const copyJs = asset(COPY_JS, "text/javascript; charset=utf-8")
+
+/**
+ * A built asset (web/ through scripts/build-assets.mjs): its name carries its content hash, so a browser may
+ * keep it forever; a new build is a new name, which the page that loads it names.
+ */
+export const immutableAsset = (a: WebAsset) =>
+  Effect.succeed(HttpServerResponse.text(a.body, {
+    contentType: a.contentType,
+    headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+  }))

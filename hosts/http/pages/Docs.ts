@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { openApiDocument } from "../OpenApiDoc.js"
@@ -28,8 +28,11 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'"
 ].join("; ")
 
+/** The module that carries Scalar's script (3.4 MB): imported on the first `/docs/scalar.js`, never at start-up. */
+type HttpApiScalarModule = typeof import("@effect/platform/HttpApiScalar")
+
 /** Scalar's script as @effect/platform ships it: its own docs page, asked for once on a private router. */
-const scalarScript = Effect.gen(function*() {
+const scalarScriptOf = (HttpApiScalar: HttpApiScalarModule) => Effect.gen(function*() {
   const router = yield* HttpApiBuilder.Router.router
   const app = yield* HttpRouter.toHttpApp(router)
   const response = yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(new Request("http://localhost/docs")))
@@ -46,6 +49,23 @@ const scalarScript = Effect.gen(function*() {
   )),
   Effect.scoped
 )
+
+/*
+ * The specifier is held in a variable on purpose: a bundler (esbuild, for the Lambda functions) leaves such an
+ * `import()` alone instead of pulling 3.4 MB of script into the bundle. Node resolves it from node_modules,
+ * as the Node host and the built package run; a bundle that carries no node_modules provides
+ * `ScalarScriptSource` instead (hosts/lambda/ScalarBesideBundle.ts).
+ */
+const HTTP_API_SCALAR = "@effect/platform/HttpApiScalar"
+
+/**
+ * Where `/docs/scalar.js` comes from, read on its first request (then cached): by default @effect/platform's
+ * HttpApiScalar, imported then. A host whose code is bundled without node_modules provides its own source.
+ */
+export class ScalarScriptSource extends Context.Reference<ScalarScriptSource>()("hosts/http/pages/ScalarScriptSource", {
+  defaultValue: (): Effect.Effect<string, never, HttpRouter.HttpRouter.DefaultServices> =>
+    Effect.flatMap(Effect.promise(() => import(HTTP_API_SCALAR) as Promise<HttpApiScalarModule>), (m) => Effect.orDie(scalarScriptOf(m)))
+}) {}
 
 /** JSON inside a `<script type="application/json">`: no `<`, `>` or `&` that could end or confuse the element. */
 const scriptJson = (value: unknown) =>
@@ -66,7 +86,7 @@ const docsPage = () => {
 /** `GET /docs` and `GET /docs/scalar.js` on the app's router. */
 export const DocsRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const script = yield* Effect.cached(scalarScript)
+    const script = yield* Effect.cached(yield* ScalarScriptSource)
     const page = docsPage()
     yield* router.get("/docs", Effect.succeed(HttpServerResponse.text(page, {
       contentType: "text/html; charset=utf-8",

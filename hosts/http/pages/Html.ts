@@ -71,15 +71,18 @@ export interface LayoutOptions {
   readonly nonce?: string | undefined
   /** Shown in the header when a seller is signed in. */
   readonly signedInAs?: string | undefined
+  /** More `<head>` content: link-preview meta and structured data (the repo page). */
+  readonly head?: Html | undefined
 }
 
 export const layout = (o: LayoutOptions): Html => html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · repomarket</title>
 <link rel="stylesheet" href="/assets/site.css">
+${o.head}
 ${o.nonce === undefined ? "" : html`<script src="/assets/copy.js" nonce="${o.nonce}" defer></script>`}
 </head><body>
-<header class="top"><a class="brand" href="/dashboard">repomarket</a><nav>${
+<header class="top"><a class="brand" href="/">repomarket</a><nav>${
   o.signedInAs === undefined
     ? html`<a href="/signin">Sign in</a>`
     : html`<span class="who">${o.signedInAs}</span> <a href="/signout">Sign out</a>`

@@ -1,7 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { copyJs, siteCss } from "./Assets.js"
+import { copyJs, immutableAsset, siteCss } from "./Assets.js"
+import { WEB_ASSETS } from "./generated/WebAssets.js"
 import { dashboardRoutes } from "./DashboardRoutes.js"
+import { discoveryRoutes } from "./DiscoveryRoutes.js"
 import { internalErrorPage, problemPage } from "./ErrorPage.js"
 import { hostConnectionRoutes } from "./HostConnectionPages.js"
 import { databaseUnavailableProblem, isDatabaseUnavailable } from "../Unavailable.js"
@@ -21,7 +23,7 @@ const safely = <E, R>(page: Effect.Effect<import("@effect/platform").HttpServerR
   )
 
 /**
- * The HTML routes beside the API: the stylesheet and script, sign-in and sign-out, the code-host connection
+ * The HTML routes beside the API: the stylesheet and script, robots.txt, llms.txt and the sitemap, sign-in and sign-out, the code-host connection
  * (browser-session only: start, GitHub's callback, confirm), and the dashboard with
  * its form actions (all POSTs under /dashboard/, each checked for the session cookie and the CSRF token).
  * The public pages `/r/<owner>` and `/r/<owner>/<repo>` are the API's own endpoints, negotiated on Accept.
@@ -32,8 +34,14 @@ export const PageRoutesLive = HttpApiBuilder.Router.use((router) =>
     const signIn = yield* signInRoutes
     const dash = yield* dashboardRoutes
     const host = yield* hostConnectionRoutes
+    const discovery = yield* discoveryRoutes
     yield* router.get("/assets/site.css", siteCss)
     yield* router.get("/assets/copy.js", copyJs)
+    yield* router.get("/robots.txt", discovery.robots)
+    yield* router.get("/llms.txt", discovery.llms)
+    yield* router.get("/sitemap.xml", safely(discovery.sitemapXml))
+    yield* router.get("/sitemaps/:file", safely(discovery.sitemapFile))
+    for (const built of Object.values(WEB_ASSETS)) yield* router.get(built.path as `/${string}`, immutableAsset(built))
     yield* router.get("/signin", safely(signIn.showSignIn))
     yield* router.post("/signin", safely(signIn.requestLink))
     yield* router.get("/signout", safely(signIn.showSignOut))

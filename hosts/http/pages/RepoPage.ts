@@ -2,6 +2,7 @@ import { Option } from "effect"
 import type { RepoPage } from "../../../domain/usecases/Storefront.js"
 import type { TreeEntry } from "../../../ports/CodeHost.js"
 import { repoPageView } from "../Views.js"
+import { repoPageHead } from "./RepoPageMeta.js"
 import { dollars, html, type Html, htmlResponse, layout, newNonce, safeHref, trustedHtml } from "./Html.js"
 
 /** Big trees are cut here: the page stays light, the JSON keeps the whole tree. */
@@ -80,6 +81,10 @@ export const repoPageHtml = (page: RepoPage, baseUrl: string) => {
 ${v.description === null || v.description === "" ? "" : html`<p class="lede">${v.description}</p>`}
 <p><span class="price">${dollars(v.price_usd)}</span> ${v.price_usd === null ? "" : "USDC"}
  <span class="${v.selling ? "ok" : "bad"}">· ${v.note}</span></p>
+${v.selling
+    ? html`<p class="buy"><a class="button" href="${v.checkout_url}" id="buy-now">Buy for ${dollars(v.price_usd)}</a>
+ <a href="${v.test_checkout_url}" id="buy-test">Rehearse with simulated money</a></p>`
+    : ""}
 <ul class="facts">
 ${v.chains.map((c) => html`<li>${chainLabel[c]}</li>`)}
 ${v.language === null ? "" : html`<li>${v.language}</li>`}
@@ -118,5 +123,5 @@ ${Option.match(readme, {
     onSome: (r) => html`<article class="readme" data-path="${r.path}">${trustedHtml(r.html)}</article>`
   })}
 </section>`
-  return htmlResponse(layout({ title: v.repo, main, nonce }), { nonce, cache: "no-cache", headers: { vary: "Accept" } })
+  return htmlResponse(layout({ title: v.repo, main, nonce, head: repoPageHead(v, baseUrl) }), { nonce, cache: "no-cache", headers: { vary: "Accept" } })
 }

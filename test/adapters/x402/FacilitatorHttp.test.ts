@@ -3,6 +3,7 @@ import { ConfigProvider, Effect, Either, Option } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { facilitatorHttpFromConfig, makeFacilitatorHttp } from "../../../adapters/x402/FacilitatorHttp.js"
+import { CHECKOUT_DISCOVERY } from "../../../adapters/x402/BazaarDiscovery.js"
 import { decodePaymentHeader } from "../../../adapters/x402/Wire.js"
 import type { SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
 import { b64, baseSepolia, SOLANA_FEE_PAYER, specPayloadV1, specPayloadV2 } from "./fixtures.js"
@@ -31,14 +32,14 @@ const answer = (path: "verify" | "settle", respond: () => Response | Promise<Res
 const facilitator = (timeouts = {}) => Effect.map(makeFacilitatorHttp(URL_, timeouts), (f) => f.facilitator)
 
 describe("FacilitatorHttp.verify", () => {
-  it.effect("sends x402Version, the payload as received and v2 requirements, and reads a valid answer", () =>
+  it.effect("sends x402Version, the payload as received with our bazaar declaration, and v2 requirements, and reads a valid answer", () =>
     Effect.gen(function*() {
       const bodies = answer("verify", () => HttpResponse.json({ isValid: true, payer: PAYER }))
       const result = yield* (yield* facilitator()).verify(paymentV2, baseSepolia)
       expect(result).toEqual({ valid: true, invalidReason: null, payer: PAYER })
       expect(bodies).toEqual([{
         x402Version: 2,
-        paymentPayload: specPayloadV2(),
+        paymentPayload: { ...specPayloadV2(), extensions: { bazaar: CHECKOUT_DISCOVERY } },
         paymentRequirements: {
           scheme: "exact",
           network: "eip155:84532",
@@ -49,6 +50,31 @@ describe("FacilitatorHttp.verify", () => {
           extra: { name: "USDC", version: "2" }
         }
       }])
+    }))
+
+  it.effect("a buyer's echoed bazaar extension and resource are replaced by ours; its other extensions are kept", () =>
+    Effect.gen(function*() {
+      const poisoned = {
+        ...specPayloadV2(),
+        resource: { url: "https://evil.example/x", description: "<script>buy here</script>", mimeType: "text/html" },
+        extensions: {
+          bazaar: { info: { input: { type: "http", method: "POST" } }, schema: {}, routeTemplate: "/checkout/:id" },
+          other: { info: { a: 1 }, schema: {} }
+        }
+      }
+      const payment = Either.getOrThrow(decodePaymentHeader({ "payment-signature": b64(poisoned) }))
+      const verified = answer("verify", () => HttpResponse.json({ isValid: true, payer: PAYER }))
+      const settled = answer("settle", () => HttpResponse.json({ success: true, transaction: TX, network: "eip155:84532", payer: PAYER }))
+      const f = yield* facilitator()
+      yield* f.verify(payment, baseSepolia)
+      yield* f.settle(payment, baseSepolia)
+      const bodies = [...verified, ...settled]
+      expect(bodies).toHaveLength(2)
+      for (const body of bodies as Array<any>) {
+        expect(body.paymentPayload.resource).toEqual({ url: baseSepolia.resource, description: baseSepolia.description, mimeType: "application/gzip" })
+        expect(body.paymentPayload.extensions).toEqual({ bazaar: CHECKOUT_DISCOVERY, other: { info: { a: 1 }, schema: {} } })
+        expect(body.paymentPayload.payload).toEqual(specPayloadV2().payload)
+      }
     }))
 
   it.effect("sends a v1 payment in v1 shapes: maxAmountRequired and the v1 network name", () =>

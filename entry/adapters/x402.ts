@@ -1,0 +1,24 @@
+/**
+ * x402 payments: the facilitator port over HTTP (live) and simulated (the test twin), the wire format of challenges and payment responses, and Sign-In-With-X wallet proofs.
+ *
+ * @packageDocumentation
+ */
+export { type FacilitatorHttp, facilitatorHttpFromConfig, type FacilitatorHttpTimeouts, makeFacilitatorHttp } from "../../adapters/x402/FacilitatorHttp.js"
+export { makeFacilitatorSimulated, type SimulatedFacilitator, UNSUPPORTED_NETWORK } from "../../adapters/x402/FacilitatorSimulated.js"
+export { caip2FromV1, SOLANA_MAINNET, v1FromCaip2 } from "../../adapters/x402/Networks.js"
+export { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
+export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "../../adapters/x402/PaymentHeader.js"
+export { makeSimulatedLedger, SIMULATED_FAUCET_ATOMIC, type SimulatedLedger, type SimulatedTransfer } from "../../adapters/x402/SimulatedLedger.js"
+export { MAX_SIWX_HEADER_LENGTH, WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
+export {
+  paymentRequiredV1Body,
+  type PaymentRequiredV1,
+  paymentRequiredV2,
+  type PaymentRequiredV2,
+  paymentResponseHeader,
+  requirementV1,
+  type RequirementV1,
+  requirementV2,
+  type RequirementV2
+} from "../../adapters/x402/Wire.js"
+export { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE, withOurDiscovery } from "../../adapters/x402/BazaarDiscovery.js"

@@ -1,0 +1,26 @@
+/**
+ * Everything to test against memory: the storage adapters, a seeded memory code host, a mailer that captures
+ * sign-in links, the simulated facilitators, ready-made {@link memoryPorts} and builders of domain values.
+ * Needs no test framework. The port contract suites, which do (vitest), are `repomarket/testing/contracts`.
+ *
+ * @packageDocumentation
+ */
+export { AccountStoreMemory } from "../adapters/memory/AccountStoreMemory.js"
+export { CodeHostIdentityMemory, type IdentityMemoryOptions } from "../adapters/memory/CodeHostIdentityMemory.js"
+export { CodeHostMemory, CodeHostMemoryControl, type FakeRepo } from "../adapters/memory/CodeHostMemory.js"
+export { CredentialStoreMemory } from "../adapters/memory/CredentialStoreMemory.js"
+export { ListingCatalogMemory } from "../adapters/memory/ListingCatalogMemory.js"
+export { ListingsMemory, ListingStoreMemory } from "../adapters/memory/ListingStoreMemory.js"
+export { MailerMemory, SentMail } from "../adapters/memory/MailerMemory.js"
+export { OutboxEvents, OutboxEventsMemory, OutboxMemory } from "../adapters/memory/OutboxMemory.js"
+export { makeRateLimiterMemory, RateLimiterMemory } from "../adapters/memory/RateLimiterMemory.js"
+export { SaleLedgerMemory } from "../adapters/memory/SaleLedgerMemory.js"
+export { SingleUseMemory } from "../adapters/memory/SingleUseMemory.js"
+export { StorageMemory } from "../adapters/memory/StorageMemory.js"
+export { TransactorMemory } from "../adapters/memory/TransactorMemory.js"
+export { SecretBoxTest } from "../adapters/crypto/SecretBoxAesGcm.js"
+export { makeFacilitatorSimulated, type SimulatedFacilitator } from "../adapters/x402/FacilitatorSimulated.js"
+export { makeSimulatedLedger, SIMULATED_FAUCET_ATOMIC, type SimulatedLedger } from "../adapters/x402/SimulatedLedger.js"
+export { MailerCapturing, memoryPorts, type MemoryPortsOptions } from "../testing/MemoryPorts.js"
+export * from "../testing/Fixtures.js"
+export type { Storage } from "../testing/Storage.js"

@@ -1,0 +1,20 @@
+import { Context, type Effect } from "effect"
+import type { CatalogFacts, CatalogPage, CatalogQuery, CategoryCount } from "../domain/Catalog.js"
+import type { Listing } from "../domain/Listing.js"
+
+/**
+ * The searchable catalog of listings that are selling: live, priced and with at least one payout address.
+ * A port of its own, apart from ListingStore, so an embedder can serve search from another engine; the
+ * adapters here read the listings themselves at query time, so a takedown or a reprice shows at once.
+ */
+export class ListingCatalog extends Context.Tag("ports/ListingCatalog")<ListingCatalog, {
+  /** One page of selling listings matching the query, in its order, after `query.after`. */
+  readonly search: (query: CatalogQuery) => Effect.Effect<CatalogPage>
+  /** How many selling listings each category holds (categories with none are left out). */
+  readonly categoryCounts: Effect.Effect<ReadonlyArray<CategoryCount>>
+  /**
+   * Records what the code host says about the listing's repo, replacing what was recorded before; the
+   * listing's name and description as given here are searched too.
+   */
+  readonly describe: (listing: Listing, facts: CatalogFacts) => Effect.Effect<void>
+}>() {}

@@ -1,0 +1,118 @@
+import { execFile } from "node:child_process"
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+/*
+ * The package as another project gets it: `npm pack` (prepack builds dist/), the tarball's contents, and each
+ * example installed from the tarball in a temporary project of its own with only its declared dependencies
+ * (npm's cache serves them), type-checked by its strict consumer tsconfig (skipLibCheck false, so repomarket's
+ * declarations are checked too) and run with plain `node`. Takes minutes: packing compiles everything.
+ */
+const run = promisify(execFile)
+const root = new URL("../../", import.meta.url).pathname
+const work = mkdtempSync(join(tmpdir(), "repomarket-pack-"))
+let tarball = ""
+let files: Array<string> = []
+
+/** Runs a command; a failure carries its output, so a type error in an example shows in the test report. */
+const sh = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
+  run(cmd, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
+    throw Object.assign(new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`), { stdout: e.stdout ?? "" })
+  })
+
+/** Copies an example to the temporary directory and points its `repomarket` dependency at the tarball. */
+const install = async (name: string) => {
+  const dir = join(work, name)
+  cpSync(join(root, "examples", name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) })
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+  pkg.dependencies.repomarket = `file:${tarball}`
+  writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2))
+  await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+  return dir
+}
+
+/** Output without colour codes (vitest colours it when the environment asks for colour). */
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "")
+
+const tsc = (dir: string) => sh("node", ["node_modules/typescript/bin/tsc", "-p", "."], dir)
+
+beforeAll(async () => {
+  const { stdout } = await sh("npm", ["pack", "--json", "--pack-destination", work], root)
+  const [report] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
+  tarball = join(work, report!.filename)
+  files = report!.files.map((f) => f.path).sort()
+}, 15 * 60_000)
+
+// Three installed examples are tens of thousands of files: removed without blocking the worker (a synchronous
+// removal on a busy machine outlived the hook timeout and starved vitest's own messages).
+afterAll(() => rm(work, { recursive: true, force: true, maxRetries: 3 }), 10 * 60_000)
+
+describe("npm pack", () => {
+  it("ships dist/ (ESM, declarations, maps), the sources those maps point to, package.json and README; nothing else", () => {
+    const shipped = new Set(files)
+    const outside = files.filter((f) =>
+      !/^dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)$/.test(f) &&
+      !/^(index\.ts|(entry|domain|ports|adapters|hosts|testing)\/.+\.ts)$/.test(f) &&
+      f !== "package.json" && f !== "README.md"
+    )
+    expect(outside).toEqual([])
+    expect(files.filter((f) => /^(test|bench|examples|scripts)\//.test(f) || /\.test\.|\.tsbuildinfo$/.test(f))).toEqual([])
+    // Every entry point of the exports map is in it, with its declarations.
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, { types: string; import: string } | string> }
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string" || subpath.includes("*")) continue
+      expect(shipped.has(target.import.slice(2)), target.import).toBe(true)
+      expect(shipped.has(target.types.slice(2)), target.types).toBe(true)
+    }
+    // A source file is shipped only where a declaration map points at it; every compiled file has both maps.
+    const ts = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+    expect(ts.filter((f) => !shipped.has(`dist/${f.replace(/\.ts$/, ".d.ts.map")}`))).toEqual([])
+    expect(ts.filter((f) => !shipped.has(`dist/${f.replace(/\.ts$/, ".js")}`))).toEqual([])
+    console.log(`tarball: ${files.length} files`)
+  })
+})
+
+describe("the examples, installed from the tarball, strict tsc, plain node", () => {
+  it("embed-core: lists, quotes and buys on the test twin with @x402/fetch, in one process", async () => {
+    const dir = await install("embed-core")
+    await tsc(dir)
+    const { stdout } = await sh("node", ["dist/main.js"], dir)
+    expect(stdout).toMatch(/^listed: http:\/\/market\.internal\/checkout\/\S+$/m)
+    expect(stdout).toMatch(/^quote: 402, 0\.50 USD on eip155:84532 to 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913$/m)
+    expect(stdout).toMatch(/^bought: 200, \d+ bytes of application\/gzip, transaction sim_0x[0-9a-f]{64}$/m)
+  }, 15 * 60_000)
+
+  it("mount-http: own routes beside repomarket under /market, and the same app as a web-standard handler", async () => {
+    const dir = await install("mount-http")
+    await tsc(dir)
+    const { stdout } = await sh("node", ["dist/main.js"], dir)
+    expect(stdout).toMatch(/^own route: 200 hello from the host app$/m)
+    expect(stdout).toMatch(/^listed under \/market: 201 http:\/\/127\.0\.0\.1:\d+\/market\/checkout\/\S+\/test$/m)
+    expect(stdout).toMatch(/^checkout: 402 x402 challenge$/m)
+    expect(stdout).toMatch(/^health: 200$/m)
+    expect(stdout).toMatch(/^web handler listed: 201 https:\/\/shop\.example\/checkout\/\S+\/test$/m)
+    expect(stdout).toMatch(/^web handler checkout: 402$/m)
+  }, 15 * 60_000)
+
+  it("custom-adapter: an adapter written outside the package passes the exported contract suite, and a broken one fails it", async () => {
+    const dir = await install("custom-adapter")
+    await tsc(dir)
+    const green = await sh("npm", ["test", "--", "--reporter=verbose"], dir)
+    expect(plain(green.stdout)).toMatch(/Tests\s+3 passed \(3\)/)
+    // The same suite against the adapter with its one rule removed (a value may be spent twice): it must fail.
+    const adapter = join(dir, "dist", "SingleUseMap.js")
+    writeFileSync(adapter, readFileSync(adapter, "utf8").replace("return false", "return true"))
+    const red = await sh("npm", ["test"], dir).then(() => "passed", (e: { stdout: string }) => e.stdout)
+    expect(plain(red)).toMatch(/Tests\s+[1-3] failed/)
+  }, 15 * 60_000)
+})
+
+// Keeps the examples list and this file in step: a new example needs a test here.
+it("every example is tested", () => {
+  expect(readdirSync(join(root, "examples"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort())
+    .toEqual(["custom-adapter", "embed-core", "mount-http"])
+})

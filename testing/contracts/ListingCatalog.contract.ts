@@ -1,0 +1,195 @@
+import { describe, expect } from "@effect/vitest"
+import { Effect } from "effect"
+import type { CatalogFacts, CatalogPage, CatalogQuery } from "../../domain/Catalog.js"
+import { RepoRef } from "../../domain/Ids.js"
+import { Listing } from "../../domain/Listing.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import type { Category } from "../../domain/rules/Category.js"
+import { ListingCatalog } from "../../ports/ListingCatalog.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import { aListing, BASE_ADDRESS, SOLANA_ADDRESS, unique } from "../Fixtures.js"
+import type { Backend, ContractIt } from "./Backend.js"
+
+/*
+ * The catalog's guarantees, for any adapter. Tests share one database, so each one marks its listings with a
+ * fresh topic (or word) and searches only for that: listings of other tests never match.
+ */
+
+const query = (fields: Partial<CatalogQuery>): CatalogQuery => ({
+  text: null, language: null, category: null, topic: null, chain: null, maxPrice: null, sort: "newest", after: null, limit: 20, ...fields
+})
+
+const facts = (fields: Partial<CatalogFacts> = {}): CatalogFacts => ({ topics: [], stars: 0, category: "library", readmeText: "", ...fields })
+
+const usd = (dollars: number) => AtomicAmount.make(BigInt(Math.round(dollars * 100)) * 10_000n)
+
+/** A fresh lowercase word no other test uses: a topic and a search term at once. */
+const word = () => `w${unique()}`
+
+const repos = (page: CatalogPage) => page.entries.map((e) => e.listing.repo.name)
+
+/** Stores a listing and its facts, as listing a repo does. */
+const list = (listing: Listing, recorded: CatalogFacts) =>
+  Effect.gen(function*() {
+    yield* (yield* ListingStore).insert(listing)
+    yield* (yield* ListingCatalog).describe(listing, recorded)
+    return listing
+  })
+
+/** Every page of a query, following `next`, with `between` run after each page (e.g. inserting listings). */
+const allPages = (q: CatalogQuery, between: (page: number) => Effect.Effect<void, unknown, ListingStore | ListingCatalog> = () => Effect.void) =>
+  Effect.gen(function*() {
+    const catalog = yield* ListingCatalog
+    const seen: Array<string> = []
+    let after = q.after
+    for (let n = 0; n < 100; n++) {
+      const page = yield* catalog.search({ ...q, after })
+      seen.push(...page.entries.map((e) => e.listing.id))
+      if (page.next === null) return seen
+      after = page.next
+      yield* between(n)
+    }
+    throw new Error("more than 100 pages")
+  })
+
+export const ListingCatalogContract = (it: ContractIt<ListingStore | ListingCatalog>, _backend: Backend) =>
+  describe("ListingCatalog", () => {
+    it.effect("shows only selling listings: live, priced, with a payout address", () =>
+      Effect.gen(function*() {
+        const catalog = yield* ListingCatalog
+        const topic = word()
+        const f = facts({ topics: [topic] })
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "selling" }) }), f)
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "solana-only" }), payTo: { base: null, solana: SOLANA_ADDRESS } }), f)
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "unpriced" }), price: null }), f)
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "no-wallet" }), payTo: { base: null, solana: null } }), f)
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "down" }), status: "taken_down", takenDownAt: new Date(), hostPat: null }), f)
+        expect(repos(yield* catalog.search(query({ topic })))).toStrictEqual(expect.arrayContaining(["selling", "solana-only"]))
+        expect((yield* catalog.search(query({ topic }))).entries).toHaveLength(2)
+        expect(repos(yield* catalog.search(query({ text: topic })))).toHaveLength(2)
+      }))
+
+    it.effect("filters by language (any case), category, topic, chain and highest price (inclusive)", () =>
+      Effect.gen(function*() {
+        const catalog = yield* ListingCatalog
+        const topic = word()
+        const mk = (name: string, fields: Partial<ConstructorParameters<typeof Listing>[0]>, category: Category) =>
+          list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name }), ...fields }), facts({ topics: [topic, `${topic}-${name}`], category }))
+        yield* mk("ts-base-10", { language: "TypeScript", price: usd(10), payTo: { base: BASE_ADDRESS, solana: null } }, "library")
+        yield* mk("rust-sol-20", { language: "Rust", price: usd(20), payTo: { base: null, solana: SOLANA_ADDRESS } }, "cli")
+        yield* mk("cpp-both-30", { language: "C++", price: usd(30), payTo: { base: BASE_ADDRESS, solana: SOLANA_ADDRESS } }, "games")
+        const names = (q: Partial<CatalogQuery>) => Effect.map(catalog.search(query({ topic, sort: "price", ...q })), repos)
+        expect(yield* names({})).toStrictEqual(["ts-base-10", "rust-sol-20", "cpp-both-30"])
+        expect(yield* names({ language: "typescript" })).toStrictEqual(["ts-base-10"])
+        expect(yield* names({ language: "C++" })).toStrictEqual(["cpp-both-30"])
+        expect(yield* names({ language: "Go" })).toStrictEqual([])
+        expect(yield* names({ category: "cli" })).toStrictEqual(["rust-sol-20"])
+        expect(yield* names({ chain: "base" })).toStrictEqual(["ts-base-10", "cpp-both-30"])
+        expect(yield* names({ chain: "solana" })).toStrictEqual(["rust-sol-20", "cpp-both-30"])
+        expect(yield* names({ maxPrice: usd(20) })).toStrictEqual(["ts-base-10", "rust-sol-20"])
+        expect(yield* names({ maxPrice: usd(19.99) })).toStrictEqual(["ts-base-10"])
+        expect(yield* names({ topic: `${topic}-rust-sol-20` })).toStrictEqual(["rust-sol-20"])
+        expect(yield* names({ chain: "base", maxPrice: usd(100), category: "games", language: "c++" })).toStrictEqual(["cpp-both-30"])
+      }))
+
+    it.effect("searches the name, description, topics and README; a name match ranks above a description, a description above a README", () =>
+      Effect.gen(function*() {
+        const catalog = yield* ListingCatalog
+        const term = word()
+        const owner = () => `o${unique()}`
+        // The README mentions the word many times: still below a single mention in the name.
+        yield* list(aListing({ repo: new RepoRef({ owner: owner(), name: "readme-only" }), description: "A utility" }),
+          facts({ readmeText: `Install it. ${Array.from({ length: 30 }, () => `${term} works`).join(". ")}` }))
+        yield* list(aListing({ repo: new RepoRef({ owner: owner(), name: `${term}-kit` }), description: "Plain tools" }), facts())
+        yield* list(aListing({ repo: new RepoRef({ owner: owner(), name: "described" }), description: `The ${term} for teams` }), facts())
+        yield* list(aListing({ repo: new RepoRef({ owner: owner(), name: "topical" }), description: "Other" }), facts({ topics: [term] }))
+        yield* list(aListing({ repo: new RepoRef({ owner: owner(), name: "unrelated" }), description: "Nothing" }), facts({ readmeText: "nothing here" }))
+        const found = yield* catalog.search(query({ text: term, sort: "relevance" }))
+        const names = repos(found)
+        expect(names).toHaveLength(4)
+        expect(names[0]).toBe(`${term}-kit`)
+        expect(names[3]).toBe("readme-only")
+        expect(names.slice(1, 3).sort()).toStrictEqual(["described", "topical"])
+        const ranks = found.entries.map((e) => e.rank!)
+        expect([...ranks].sort((a, b) => b - a)).toStrictEqual(ranks)
+        // Words are ANDed; a leading minus excludes.
+        expect(repos(yield* catalog.search(query({ text: `${term} teams`, sort: "relevance" })))).toStrictEqual(["described"])
+        expect(repos(yield* catalog.search(query({ text: `${term} -teams -tools -works`, sort: "relevance" })))).toStrictEqual(["topical"])
+        // Other orders keep the text as a filter.
+        expect((yield* catalog.search(query({ text: term, sort: "newest" }))).entries).toHaveLength(4)
+      }))
+
+    it.effect("treats query text as words only: SQL, tsquery operators and quotes find nothing and break nothing", () =>
+      Effect.gen(function*() {
+        const catalog = yield* ListingCatalog
+        const term = word()
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: `${term}` }) }), facts())
+        for (const text of ["' OR 1=1 --", `${term}' OR '1'='1`, "a & | ! ( ) :* <->", "\"unclosed", "'; DROP TABLE listings; --", "\\", "%_%", "日本語 🙂", "-", "or or or", "the"]) {
+          const page = yield* catalog.search(query({ text, sort: "relevance" }))
+          expect(page.entries.every((e) => e.listing.repo.name !== term) || text.includes(term)).toBe(true)
+        }
+        expect(repos(yield* catalog.search(query({ text: term, sort: "relevance" })))).toStrictEqual([term])
+      }))
+
+    for (const sort of ["newest", "price", "stars", "relevance"] as const) {
+      it.effect(`pages through "${sort}" without duplicates or gaps while listings are added`, () =>
+        Effect.gen(function*() {
+          const term = word()
+          const mk = (i: number, minute: number) =>
+            list(
+              aListing({
+                repo: new RepoRef({ owner: `o${unique()}`, name: `${term}-${i}` }),
+                // Ties on purpose: every key is shared by three listings, so the id decides among them.
+                price: usd(5 + (i % 4)),
+                createdAt: new Date(Date.UTC(2024, 0, 1, 0, minute % 9)),
+                updatedAt: new Date(Date.UTC(2024, 0, 1, 0, minute % 9))
+              }),
+              facts({ topics: [term], stars: i % 5 })
+            )
+          const original = yield* Effect.forEach(Array.from({ length: 23 }, (_, i) => i), (i) => mk(i, i))
+          let extra = 100
+          // After every page, three more listings land: before, among and after the pages still to come.
+          const seen = yield* allPages(query({ topic: term, text: sort === "relevance" ? term : null, sort, limit: 5 }), () =>
+            Effect.asVoid(Effect.forEach([0, 4, 8], (m) => mk(extra++, m))))
+          expect(new Set(seen).size).toBe(seen.length)
+          for (const l of original) expect(seen).toContain(l.id)
+        }))
+    }
+
+    it.effect("reflects a takedown and a reprice at once", () =>
+      Effect.gen(function*() {
+        const store = yield* ListingStore
+        const catalog = yield* ListingCatalog
+        const topic = word()
+        const a = yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "a" }), price: usd(10) }), facts({ topics: [topic] }))
+        const b = yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "b" }), price: usd(20) }), facts({ topics: [topic] }))
+        const names = (q: Partial<CatalogQuery>) => Effect.map(catalog.search(query({ topic, sort: "price", ...q })), repos)
+        expect(yield* names({})).toStrictEqual(["a", "b"])
+        yield* store.update(new Listing({ ...a, price: usd(30) }))
+        expect(yield* names({})).toStrictEqual(["b", "a"])
+        expect(yield* names({ maxPrice: usd(25) })).toStrictEqual(["b"])
+        expect((yield* catalog.search(query({ topic, sort: "price" }))).entries[1]!.listing.price).toBe(usd(30))
+        yield* store.update(new Listing({ ...b, status: "taken_down", takenDownAt: new Date(), hostPat: null }))
+        expect(yield* names({})).toStrictEqual(["a"])
+        yield* store.update(new Listing({ ...a, price: null }))
+        expect(yield* names({})).toStrictEqual([])
+      }))
+
+    it.effect("counts selling listings per category; recording facts again replaces them", () =>
+      Effect.gen(function*() {
+        const catalog = yield* ListingCatalog
+        const count = (category: Category) => Effect.map(catalog.categoryCounts, (cs) => cs.find((c) => c.category === category)?.count ?? 0)
+        const before = { games: yield* count("games"), docs: yield* count("docs") }
+        const topic = word()
+        const one = yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "g1" }) }), facts({ category: "games", topics: [topic] }))
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "g2" }) }), facts({ category: "games" }))
+        yield* list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: "g3" }), price: null }), facts({ category: "games" }))
+        expect(yield* count("games")).toBe(before.games + 2)
+        yield* catalog.describe(one, facts({ category: "docs", topics: [`${topic}-new`], stars: 7 }))
+        expect(yield* count("games")).toBe(before.games + 1)
+        expect(yield* count("docs")).toBe(before.docs + 1)
+        expect((yield* catalog.search(query({ topic }))).entries).toHaveLength(0)
+        const moved = yield* catalog.search(query({ topic: `${topic}-new` }))
+        expect(moved.entries.map((e) => e.facts)).toStrictEqual([{ topics: [`${topic}-new`], stars: 7, category: "docs" }])
+      }))
+  })
