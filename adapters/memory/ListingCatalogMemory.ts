@@ -11,9 +11,8 @@ import { ListingsMemory } from "./ListingStoreMemory.js"
 /*
  * The catalog in memory, for tests and embedding. Text matching is a plain tokenizer: lowercase words of
  * letters and digits, common English words dropped, no stemming (PostgreSQL stems: "parsers" finds "parser"
- * there, not here). Ranking follows PostgreSQL's weights: a word in the name counts 1, in the description
- * or topics 0.4; the README matches but does not rank (as in the SQL adapter, see migration 0005), so
- * README-only matches come last, by id. The contract suite checks the two agree.
+ * there, not here). Relevance comes in the SQL adapter's classes (name, then name with description and
+ * topics, then README; by id within a class). The contract suite checks the two agree.
  */
 
 const STOP_WORDS = new Set(("a an and are as at be but by for from has have he her his i if in into is it its " +
@@ -57,15 +56,21 @@ const parseQuery = (text: string): ReadonlyArray<Alternative> =>
     return { must, not }
   }).filter((a) => a.must.length > 0 || a.not.length > 0)
 
-/** The rank of a document for a query, or null when it does not match. */
+/** The words of a document at or above a weight: the name (1), the name, description and topics (0.4), all (0). */
+const wordsFrom = (doc: Document, weight: number) => (t: string) => (doc.weights.get(t) ?? -1) >= weight
+
+const matchesOn = (has: (t: string) => boolean, query: ReadonlyArray<Alternative>) =>
+  query.some((alt) => alt.must.every(has) && !alt.not.some(has))
+
+/**
+ * The relevance class of a document for a query, or null when it does not match: 2 when the name alone
+ * matches the whole query, 1 when the name, description and topics do, 0 when only the README makes it
+ * match (as in the SQL adapter, see migration 0007).
+ */
 const rankOf = (doc: Document, query: ReadonlyArray<Alternative>): number | null => {
-  let best: number | null = null
-  for (const alt of query) {
-    if (alt.not.some((t) => doc.weights.has(t)) || alt.must.some((t) => !doc.weights.has(t))) continue
-    const score = alt.must.reduce((sum, t) => sum + doc.weights.get(t)!, 0)
-    best = best === null ? score : Math.max(best, score)
-  }
-  return best
+  if (!matchesOn(wordsFrom(doc, WEIGHT.readme), query)) return null
+  if (matchesOn(wordsFrom(doc, WEIGHT.name), query)) return 2
+  return matchesOn(wordsFrom(doc, WEIGHT.description), query) ? 1 : 0
 }
 
 const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

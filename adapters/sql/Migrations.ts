@@ -6,6 +6,7 @@ import siwxLookup from "./migrations/0003_siwx_lookup.js"
 import hostConnectionToken from "./migrations/0004_host_connection_token.js"
 import listingSearch from "./migrations/0005_listing_search.js"
 import rateLimits from "./migrations/0006_rate_limits.js"
+import relevanceClasses from "./migrations/0007_relevance_classes.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
@@ -14,7 +15,8 @@ export const migrations = {
   "0003_siwx_lookup": siwxLookup,
   "0004_host_connection_token": hostConnectionToken,
   "0005_listing_search": listingSearch,
-  "0006_rate_limits": rateLimits
+  "0006_rate_limits": rateLimits,
+  "0007_relevance_classes": relevanceClasses
 }
 
 /**

@@ -119,6 +119,32 @@ export const ListingCatalogContract = (it: ContractIt<ListingStore | ListingCata
         expect((yield* catalog.search(query({ text: term, sort: "newest" }))).entries).toHaveLength(4)
       }))
 
+    it.effect("ranks by class: the name matching the whole query, then name with description and topics, then the README; by id within a class, across pages", () =>
+      Effect.gen(function*() {
+        const term = word()
+        const other = word()
+        const owner = () => `o${unique()}`
+        const mk = (name: string, description: string, readmeText: string) =>
+          list(aListing({ repo: new RepoRef({ owner: owner(), name }), description }), facts({ readmeText }))
+        const named = yield* Effect.forEach([1, 2, 3], (i) => mk(`${term}-${other}-${i}`, "Tools", ""))
+        // Both words needed: one in the name, the other in the description (or a topic) makes class 1, not 2.
+        const described = yield* Effect.forEach([1, 2, 3], (i) => mk(`${term}-half-${i}`, `For ${other} teams`, ""))
+        const readme = yield* Effect.forEach([1, 2, 3], (i) => mk(`plain-${i}`, `For ${other} teams`, `Uses ${term} inside`))
+        yield* mk(`${term}-alone`, "Nothing else", "") // the other word nowhere: no match
+        const byIdDesc = (ls: ReadonlyArray<Listing>) => [...ls].map((l) => l.id).sort().reverse()
+        const expected = [...byIdDesc(named), ...byIdDesc(described), ...byIdDesc(readme)]
+        const catalog = yield* ListingCatalog
+        const whole = yield* catalog.search(query({ text: `${term} ${other}`, sort: "relevance" }))
+        expect(whole.entries.map((e) => e.listing.id)).toStrictEqual(expected)
+        expect(whole.entries.map((e) => e.rank)).toStrictEqual([2, 2, 2, 1, 1, 1, 0, 0, 0])
+        for (const limit of [1, 2, 4]) {
+          expect(yield* allPages(query({ text: `${term} ${other}`, sort: "relevance", limit }))).toStrictEqual(expected)
+        }
+        // An excluded word is checked against the whole document: the README's mention excludes.
+        expect(repos(yield* catalog.search(query({ text: `${other} -${term}`, sort: "relevance" })))).toStrictEqual([])
+        expect(repos(yield* catalog.search(query({ text: `${term} -inside`, sort: "relevance" })))).toHaveLength(7)
+      }))
+
     it.effect("treats query text as words only: SQL, tsquery operators and quotes find nothing and break nothing", () =>
       Effect.gen(function*() {
         const catalog = yield* ListingCatalog
