@@ -93,8 +93,9 @@ export const makeListingCatalogSql = (
 
     /*
      * The planner does not count reading a TOASTed document: for a text query it would rather scan every
-     * row and detoast every README than use the GIN index, and it spends parallel workers on a 21-row page.
-     * Both are turned off for the statements of one search only.
+     * row and detoast every README than use the GIN index, and it spends parallel workers on a 21-row page
+     * (`language` + `stars`: 8 ms without them, 160 ms with). Both are turned off for the statements of one
+     * search only, in a transaction of their own.
      */
     const withSettings = <A, E, R>(text: string | null, body: Effect.Effect<A, E, R>) =>
       sql.withTransaction(Effect.zipRight(
@@ -126,7 +127,7 @@ export const makeListingCatalogSql = (
      * class, by id (descending). Ranking with `ts_rank` needed every match's rank before the first row (a
      * word in most READMEs: 1.3 s over 100 000 listings); classes need no rank, only the order of ids.
      *
-     * Each class is read in two steps. First the `window` newest ids (an index-only walk of the primary key)
+     * Each class is read in two steps, in one statement. First the `window` newest ids (an index-only walk of the primary key)
      * are checked row by row: a word in more than a few percent of the listings fills the page there. Only
      * when it does not is the class's GIN index asked for every match below the window, which is then few.
      * A window alone is slow for a rare word (every row read to find none) and the index alone for a common
@@ -159,26 +160,31 @@ export const makeListingCatalogSql = (
           if (after !== null && rank > after.rank) continue
           const below = after !== null && rank === after.rank ? sql`listing_id < ${after.id}` : sql`TRUE`
           const need = want - found.length
+          const filtered = sql.and([...filters, matches])
+          // The window stays a subquery (not a CTE) in `hits`, so its id order carries through the joins and
+          // the walk stops at the `need`-th match instead of checking the whole window.
           const newest = sql`SELECT listing_id FROM listing_search WHERE ${below} ORDER BY listing_id DESC LIMIT ${window}`
-          const inWindow = yield* sql<Record<string, unknown> & SearchRow>`
-            SELECT ${columns(sql`${rank}::float8`)}
-            FROM (${newest}) w JOIN listing_search s ON s.listing_id = w.listing_id JOIN listings l ON l.id = w.listing_id
-            WHERE ${sql.and([...filters, matches])}
-            ORDER BY l.id DESC LIMIT ${need}`
-          found.push(...inWindow.map(toEntry))
-          if (inWindow.length >= need) continue
-          // Below the window, when it was full: the matches from the index, materialized so the planner
-          // cannot turn back to walking ids, sorted, then joined until the page is full.
-          const rest = yield* sql<Record<string, unknown> & SearchRow>`
-            WITH w AS (${newest}),
+          // One statement per class: the window's matches, and (only when they are too few and the window was
+          // full: both one-time filters, so otherwise that scan never runs) the index's matches below the
+          // window, materialized so the planner cannot turn back to walking ids, sorted before the joins so
+          // they stop once the page is full.
+          const rows = yield* sql<Record<string, unknown> & SearchRow>`
+            WITH hits AS MATERIALIZED (
+              SELECT ${columns(sql`${rank}::float8`)}
+              FROM (${newest}) w JOIN listing_search s ON s.listing_id = w.listing_id JOIN listings l ON l.id = w.listing_id
+              WHERE ${filtered} ORDER BY l.id DESC LIMIT ${need}),
             m AS MATERIALIZED (
               SELECT s.listing_id FROM listing_search s
-              WHERE (SELECT count(*) FROM w) = ${window} AND s.listing_id < (SELECT min(listing_id) FROM w) AND ${matches})
-            SELECT ${columns(sql`${rank}::float8`)}
-            FROM m JOIN listing_search s ON s.listing_id = m.listing_id JOIN listings l ON l.id = m.listing_id
-            WHERE ${sql.and(filters)}
-            ORDER BY l.id DESC LIMIT ${need - inWindow.length}`
-          found.push(...rest.map(toEntry))
+              WHERE (SELECT count(*) FROM hits) < ${need} AND (SELECT count(*) FROM (${newest}) c) = ${window}
+                AND s.listing_id < (SELECT min(listing_id) FROM (${newest}) e) AND ${matches})
+            SELECT * FROM hits
+            UNION ALL
+            (SELECT ${columns(sql`${rank}::float8`)}
+              FROM (SELECT listing_id FROM m ORDER BY listing_id DESC) m
+                JOIN listings l ON l.id = m.listing_id JOIN listing_search s ON s.listing_id = m.listing_id
+              WHERE ${sql.and(filters)} ORDER BY m.listing_id DESC LIMIT ${need})
+            ORDER BY id DESC LIMIT ${need}`
+          found.push(...rows.map(toEntry))
         }
         return found
       })
