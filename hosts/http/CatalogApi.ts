@@ -32,7 +32,7 @@ export const CatalogItem = Schema.Struct({
   stars: Schema.Int,
   category: Schema.Literal(...CATEGORIES),
   listed_at: Schema.String,
-  rank: Schema.NullOr(Schema.Number).annotations({ description: "Relevance to q (higher first); null without q" })
+  rank: Schema.NullOr(Schema.Number).annotations({ description: "Relevance class for q, higher first: 2 the repo name matches the whole query, 1 the name, description and topics do, 0 only the README; null without q" })
 }).annotations({ identifier: "CatalogItem" })
 
 export const CatalogPageSchema = Schema.Struct({
