@@ -57,11 +57,14 @@ export const makeListingCatalogSql = (
     /** The user's words go to `websearch_to_tsquery` as a bound parameter, never into the statement text. */
     const tsquery = (text: string) => sql`websearch_to_tsquery(${config}, ${text})`
 
-    /** Keyset: strictly after the previous page's last (key, id) in this order (relevance has its own walk). */
+    /**
+     * Keyset: strictly after the previous page's last (key, id) in this order. Relevance with text has its
+     * own walk; relevance without text (which the use case turns into `newest`) has no rank: by id alone.
+     */
     const afterClause = (after: CatalogPosition): Fragment => {
       switch (after.sort) {
         case "relevance":
-          throw new Error("relevance pages are walked class by class")
+          return sql`l.id < ${after.id}`
         case "newest":
           return sql`(l.created_at, l.id) < (${after.createdAt}::timestamptz, ${after.id})`
         case "price":
@@ -111,7 +114,8 @@ export const makeListingCatalogSql = (
       if (query.after !== null) where.push(afterClause(query.after))
       const order = query.sort === "newest" ? sql`l.created_at DESC, l.id DESC`
         : query.sort === "price" ? sql`l.price ASC, l.id ASC`
-        : sql`s.stars DESC, l.id DESC`
+        : query.sort === "stars" ? sql`s.stars DESC, l.id DESC`
+        : sql`l.id DESC`
       // One row more than asked tells whether another page follows.
       return sql<Record<string, unknown> & SearchRow>`
         SELECT ${columns(sql`NULL::float8`)}

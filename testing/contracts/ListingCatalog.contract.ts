@@ -145,6 +145,17 @@ export const ListingCatalogContract = (it: ContractIt<ListingStore | ListingCata
         expect(repos(yield* catalog.search(query({ text: `${term} -inside`, sort: "relevance" })))).toHaveLength(7)
       }))
 
+    it.effect("orders relevance without text by id, across pages (the use case asks for newest instead; an embedder may not)", () =>
+      Effect.gen(function*() {
+        const topic = word()
+        const listed = yield* Effect.forEach([1, 2, 3], (i) =>
+          list(aListing({ repo: new RepoRef({ owner: `o${unique()}`, name: `${topic}-${i}` }) }), facts({ topics: [topic] })))
+        const expected = listed.map((l) => l.id).sort().reverse()
+        const catalog = yield* ListingCatalog
+        expect((yield* catalog.search(query({ topic, sort: "relevance" }))).entries.map((e) => e.listing.id)).toStrictEqual(expected)
+        expect(yield* allPages(query({ topic, sort: "relevance", limit: 1 }))).toStrictEqual(expected)
+      }))
+
     it.effect("treats query text as words only: SQL, tsquery operators and quotes find nothing and break nothing", () =>
       Effect.gen(function*() {
         const catalog = yield* ListingCatalog
