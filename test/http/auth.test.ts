@@ -169,8 +169,15 @@ describe("credentials on management calls", () => {
         expectProblem(page, 404, "not_found")
       }))
 
+  })
+})
+
+describe("public pages", () => {
+  layer(TestApp())((it) => {
     it.effect("public pages need no credential", () =>
       Effect.gen(function*() {
+        const { key } = yield* signInWithKey("owner@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "5.00" }, key)
         const owner = yield* call("GET", "/r/Octo-Org")
         expect(owner.status).toBe(200)
         expect(owner.json.inventory.map((i: any) => i.repo)).toEqual(["Octo-Org/Widget"])

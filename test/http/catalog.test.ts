@@ -42,8 +42,12 @@ const INJECTIONS = [
   "%_%", "$1", "parser:*", "!parser", "(parser", "日本語 🙂", "-", "or or or", "the", "' UNION SELECT host_pat FROM listings --"
 ]
 
+/** The catalog's repos listed anonymously, a second apart, so "newest" has one answer. */
+const seedCatalog = Effect.forEach(CATALOG_REPOS, (r) => Effect.zipRight(listed(listingBody(r)), TestClock.adjust("1 second")), { discard: true })
+
 const catalogSuite = (backend: string, app: ReturnType<typeof TestApp>) =>
   describe(`catalog over HTTP [${backend}]`, () => {
+    // An app of its own: the other tests list repos, in whatever order they run.
     layer(app)((it) => {
       it.effect("an empty market: no listings, no next page, every category at 0, pages that say so", () =>
         Effect.gen(function*() {
@@ -58,6 +62,9 @@ const catalogSuite = (backend: string, app: ReturnType<typeof TestApp>) =>
           expect(expectPage(yield* htmlGet("/"), 200)).toContain("Nothing is for sale yet")
           expect(expectPage(yield* htmlGet("/listings?q=anything"), 200)).toContain("Nothing for sale matches")
         }))
+    })
+
+    layer(app)((it) => {
 
       it.effect("every bad value of every parameter is a 400 problem naming that parameter, for agents and browsers", () =>
         Effect.gen(function*() {
@@ -78,10 +85,7 @@ const catalogSuite = (backend: string, app: ReturnType<typeof TestApp>) =>
 
       it.effect("lists the selling repos, searches, filters, sorts and pages", () =>
         Effect.gen(function*() {
-          for (const r of CATALOG_REPOS) {
-            yield* listed(listingBody(r))
-            yield* TestClock.adjust("1 second") // listing times apart, so "newest" has one answer
-          }
+          yield* seedCatalog
           const all = yield* get("/listings")
           expect(all.status).toBe(200)
           // Not priced: not in the catalog. Newest first.
@@ -133,8 +137,13 @@ const catalogSuite = (backend: string, app: ReturnType<typeof TestApp>) =>
           expect((yield* call("GET", "/listings", { headers: { accept: BROWSER_ACCEPT } })).headers["vary"]).toBe("Accept")
         }))
 
+    })
+
+    // Each test below lists the catalog in an app of its own: they change it, in whichever order they run.
+    layer(app)((it) => {
       it.effect("query text shaped like SQL or tsquery syntax is only words: 200, never a 5xx, nothing leaked", () =>
         Effect.gen(function*() {
+          yield* seedCatalog
           for (const q of INJECTIONS) {
             const reply = yield* get(`/listings?${new URLSearchParams({ q })}`)
             expect(reply.status, `q=${q}: ${reply.text.slice(0, 200)}`).toBe(200)
@@ -149,8 +158,12 @@ const catalogSuite = (backend: string, app: ReturnType<typeof TestApp>) =>
           expect(names(yield* get("/listings"))).toHaveLength(4)
         }))
 
+    })
+
+    layer(app)((it) => {
       it.effect("a takedown and a reprice show at once", () =>
         Effect.gen(function*() {
+          yield* seedCatalog
           const { key } = yield* signInWithKey(`seller-${backend}@example.com`)
           yield* listed({ ...listingBody(LATE), price_usd: "2.00" }, key)
           expect(names(yield* get("/listings?sort=price&limit=2"))).toStrictEqual(["acme/evil-widget", "acme/late-tool"])

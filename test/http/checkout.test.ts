@@ -138,8 +138,15 @@ describe("takedown (DELETE /repos/<owner>/<repo>)", () => {
         expectProblem(yield* call("DELETE", "/repos/Octo-Org/Widget", { token: key }), 404, "not_found")
       }))
 
+  })
+
+  // An app of its own: the test above lists the same repo, in whichever order the two run.
+  layer(TestApp())((it) => {
     it.effect("the repo can be listed again afterwards, by anyone, with a new checkout", () =>
       Effect.gen(function*() {
+        const first = yield* signInWithKey("first-lister@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "12.34", wallet_base: BASE_WALLET }, first.key)
+        expect((yield* call("DELETE", "/repos/Octo-Org/Widget", { token: first.key })).status).toBe(204)
         const { key } = yield* signInWithKey("relister@example.com")
         const before = (yield* call("GET", "/r/Octo-Org")).json.indexed.length
         const again = yield* listed({ host_url: WIDGET_URL, price_usd: "7.00", wallet_base: BASE_WALLET }, key)
