@@ -22,16 +22,12 @@ import { createServer, type OutgoingHttpHeaders } from "node:http"
 import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
-import { HTTPFacilitatorClient } from "@x402/core/server"
-import type { Network } from "@x402/core/types"
-import { ExactEvmScheme } from "@x402/evm/exact/server"
-import { paymentMiddleware, x402ResourceServer } from "@x402/express"
 import { Either } from "effect"
-import express from "express"
 import type { Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { parseEip3009Payment, transferWithAuthorizationTypes, verifyEip3009Signature } from "../adapters/evm/EvmPayment.js"
 import type { ChallengeStats, PurchaseStats, Request, SignJob, WireRequirement } from "./load-client.js"
+import { x402ExpressApp } from "./x402ExpressPeer.js"
 import {
   type BenchApp,
   closeServer,
@@ -118,27 +114,9 @@ const sameRequirement = (a: WireRequirement, b: WireRequirement) =>
 
 /** The baseline: Express 5 with `@x402/express` guarding one route with the given requirement. */
 const startExpressBaseline = async (path: string, requirement: WireRequirement, facilitatorUrl: string) => {
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
-    .register(requirement.network as Network, new ExactEvmScheme())
-  const app = express()
-  app.use(paymentMiddleware(
-    {
-      [`GET ${path}`]: {
-        accepts: {
-          scheme: "exact",
-          network: requirement.network as Network,
-          payTo: requirement.payTo,
-          price: { amount: requirement.amount, asset: requirement.asset, extra: { ...requirement.extra } },
-          maxTimeoutSeconds: requirement.maxTimeoutSeconds
-        },
-        description: "bench: the same requirement as repomarket's test checkout",
-        mimeType: "application/gzip"
-      }
-    },
-    resourceServer
-  ))
-  app.get(path, (_req, res) => {
-    res.type("application/gzip").send(Buffer.alloc(0))
+  const app = x402ExpressApp({
+    route: path, requirement, facilitatorUrl,
+    description: "bench: the same requirement as repomarket's test checkout", mimeType: "application/gzip", body: Buffer.alloc(0)
   })
   const server = createServer(app)
   const port = await listen(server)

@@ -7,11 +7,7 @@
  *   PORT=… FACILITATOR_URL=… REQUIREMENT='<x402 v2 accepts entry as JSON>' ROUTE=/paid WORKERS=1 tsx bench/peer-express.ts
  */
 import cluster from "node:cluster"
-import { HTTPFacilitatorClient } from "@x402/core/server"
-import type { Network } from "@x402/core/types"
-import { ExactEvmScheme } from "@x402/evm/exact/server"
-import { paymentMiddleware, x402ResourceServer } from "@x402/express"
-import express from "express"
+import { x402ExpressApp } from "./x402ExpressPeer.js"
 
 const workers = Number(process.env["WORKERS"] ?? "1")
 const port = Number(process.env["PORT"])
@@ -26,27 +22,9 @@ if (workers > 1 && cluster.isPrimary) {
     process.exit(0)
   })
 } else {
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: process.env["FACILITATOR_URL"]! }))
-    .register(requirement.network as Network, new ExactEvmScheme())
-  const app = express()
-  app.use(paymentMiddleware(
-    {
-      [`GET ${route}`]: {
-        accepts: {
-          scheme: "exact",
-          network: requirement.network as Network,
-          payTo: requirement.payTo,
-          price: { amount: requirement.amount, asset: requirement.asset, extra: { ...requirement.extra } },
-          maxTimeoutSeconds: requirement.maxTimeoutSeconds
-        },
-        description: "bench: the reference peer",
-        mimeType: "application/octet-stream"
-      }
-    },
-    resourceServer
-  ))
-  app.get(route, (_req, res) => {
-    res.type("application/octet-stream").send(BODY)
+  const app = x402ExpressApp({
+    route, requirement, facilitatorUrl: process.env["FACILITATOR_URL"]!,
+    description: "bench: the reference peer", mimeType: "application/octet-stream", body: BODY
   })
   app.listen(port, "127.0.0.1")
 }
