@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { x402Client } from "@x402/core/client"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
 import {
@@ -10,8 +10,8 @@ import {
 import { wrapFetchWithPayment } from "@x402/fetch"
 import { Effect } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { recordingFacilitator } from "../support/recordingFacilitator.js"
 import { BASE_WALLET, SOLANA_WALLET } from "../support/app.js"
 import { acceptedOf, challenge, expectGoods, payWith, PurchaseApp, REAL_TIME, sell, signEvm } from "../support/purchase.js"
 
@@ -23,21 +23,9 @@ const FACILITATOR = "https://facilitator.test"
 const BASE = "eip155:8453"
 const TX = "0x9f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100"
 
-const calls: Array<{ readonly path: string; readonly body: any }> = []
+const { calls, server: facilitator } = recordingFacilitator(FACILITATOR)
 /** The verify and settle calls (a listing with a Solana wallet also makes the app ask `/supported`). */
 const paymentCalls = () => calls.filter((c) => c.path === "/verify" || c.path === "/settle")
-const facilitator = setupServer(
-  http.all(`${FACILITATOR}/*`, async ({ request }) => {
-    calls.push({ path: new URL(request.url).pathname, body: await request.text() })
-    return new HttpResponse("unexpected facilitator call", { status: 500 })
-  })
-)
-beforeAll(() => facilitator.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => {
-  facilitator.resetHandlers()
-  calls.length = 0
-})
-afterAll(() => facilitator.close())
 
 const facilitatorAnswers = (payer: string) => {
   facilitator.use(

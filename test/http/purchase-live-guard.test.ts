@@ -4,12 +4,12 @@
  * (signature, EIP-712 domain, time window, terms) before the facilitator is asked anything; a client that
  * keeps trying is limited per address. The live facilitator is msw, every call counted.
  */
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { getAddress } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { recordingFacilitator } from "../support/recordingFacilitator.js"
 import { BASE_WALLET, BASE_WALLET_2 } from "../support/app.js"
 import {
   acceptedOf,
@@ -32,19 +32,7 @@ const FACILITATOR = "https://facilitator.test"
 const BASE = "eip155:8453"
 const TX = "0x9f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100"
 
-const calls: Array<{ readonly path: string }> = []
-const facilitator = setupServer(
-  http.all(`${FACILITATOR}/*`, ({ request }) => {
-    calls.push({ path: new URL(request.url).pathname })
-    return new HttpResponse("unexpected facilitator call", { status: 500 })
-  })
-)
-beforeAll(() => facilitator.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => {
-  facilitator.resetHandlers()
-  calls.length = 0
-})
-afterAll(() => facilitator.close())
+const { calls, server: facilitator } = recordingFacilitator(FACILITATOR)
 
 const facilitatorSays = (payer: string) =>
   facilitator.use(

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { x402Client } from "@x402/core/client"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { wrapFetchWithPayment } from "@x402/fetch"
 import { Effect } from "effect"
 import { delay, http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
+import { recordingFacilitator } from "../support/recordingFacilitator.js"
 import { BASE_WALLET, PUBLIC_REPO } from "../support/app.js"
 import {
   acceptedOf,
@@ -37,19 +37,7 @@ const TX = "0x9f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100"
 const WIDGET_ARCHIVE = "0123456 README.md\n# Widget\n\nHello <script>alert(1)</script>\n\n0123456 src/index.ts\nexport {}\n\n"
 
 // The live facilitator is msw; every call it gets is logged, and a call nobody answered is a 500.
-const calls: Array<{ readonly path: string; readonly body: any }> = []
-const facilitator = setupServer(
-  http.all(`${FACILITATOR}/*`, async ({ request }) => {
-    calls.push({ path: new URL(request.url).pathname, body: await request.text() })
-    return new HttpResponse("unexpected facilitator call", { status: 500 })
-  })
-)
-beforeAll(() => facilitator.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => {
-  facilitator.resetHandlers()
-  calls.length = 0
-})
-afterAll(() => facilitator.close())
+const { calls, server: facilitator } = recordingFacilitator(FACILITATOR)
 
 const answer = (path: "verify" | "settle", respond: () => Response | Promise<Response>) =>
   facilitator.use(http.post(`${FACILITATOR}/${path}`, async ({ request }) => {
