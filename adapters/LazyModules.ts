@@ -11,6 +11,8 @@ import { Context } from "effect"
 
 const UNDICI = "undici"
 const NODEMAILER = "nodemailer"
+const MARKED = "marked"
+const SANITIZE_HTML = "sanitize-html"
 
 /** Loads `undici` (1 MB of script), for WebhookSenderHttp's first post. */
 export class UndiciModule extends Context.Reference<UndiciModule>()("adapters/LazyModules/UndiciModule", {
@@ -20,4 +22,21 @@ export class UndiciModule extends Context.Reference<UndiciModule>()("adapters/La
 /** Loads `nodemailer` (0.5 MB of script), for MailerSmtp's first mail. */
 export class NodemailerModule extends Context.Reference<NodemailerModule>()("adapters/LazyModules/NodemailerModule", {
   defaultValue: () => (): Promise<{ readonly default: Pick<typeof import("nodemailer"), "createTransport"> }> => import(NODEMAILER)
+}) {}
+
+/** What the README preview is rendered with (adapters/github/ReadmeHtml.ts). */
+export interface ReadmePackages {
+  readonly Marked: typeof import("marked").Marked
+  readonly sanitizeHtml: typeof import("sanitize-html")
+}
+
+/** Loads `marked` and `sanitize-html` (with its HTML parser and PostCSS, 0.6 MB of script), for the first README. */
+export class ReadmePackagesModule extends Context.Reference<ReadmePackagesModule>()("adapters/LazyModules/ReadmePackagesModule", {
+  defaultValue: () => async (): Promise<ReadmePackages> => {
+    const [marked, sanitize] = await Promise.all([
+      import(MARKED) as Promise<typeof import("marked")>,
+      import(SANITIZE_HTML) as Promise<{ readonly default: typeof import("sanitize-html") }>
+    ])
+    return { Marked: marked.Marked, sanitizeHtml: sanitize.default }
+  }
 }) {}

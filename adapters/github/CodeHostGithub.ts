@@ -16,7 +16,8 @@ import {
   TreeJson,
   treeEntriesOf
 } from "./GithubShapes.js"
-import { clipUtf8, renderReadme } from "./ReadmeHtml.js"
+import { ReadmePackagesModule } from "../LazyModules.js"
+import { clipUtf8, readmeRenderer } from "./ReadmeHtml.js"
 
 type Token = Option.Option<Redacted.Redacted<string>>
 
@@ -38,6 +39,9 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const serverToken = yield* githubServerToken
     const client = makeGithubClient(endpoints, serverToken, tuning)
     const cache = new EtagCache({ freshMs: tuning.freshMs, maxEntries: tuning.cacheMaxEntries, maxWeight: tuning.cacheMaxWeight })
+    // The README renderer's packages are loaded with the first README this process reads, not at start.
+    const loadReadmePackages = yield* ReadmePackagesModule
+    const renderer = yield* Effect.cached(Effect.promise(() => loadReadmePackages()).pipe(Effect.map(readmeRenderer)))
 
     /**
      * One cached GET: a fresh entry answers without a request; a stale one is revalidated (304 renews it);
@@ -132,11 +136,13 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
         { owner: info.ref.owner, repo: info.ref.name, ref: info.headSha },
         { token, what: "repository" },
         (a) =>
-          Effect.map(decode(ReadmeJson, "README")(a.data), (json): Option.Option<Readme> => {
+          Effect.gen(function*() {
+            const json = yield* decode(ReadmeJson, "README")(a.data)
+            const render = yield* renderer
             const bytes = json.encoding === "base64" ? Buffer.from(json.content, "base64") : Buffer.from(json.content, "utf8")
             const markdown = clipUtf8(bytes, tuning.maxReadmeBytes)
-            const html = renderReadme(markdown, { htmlUrl: info.htmlUrl, branch: info.defaultBranch, path: json.path })
-            return Option.some({ path: json.path, markdown, html })
+            const html = render(markdown, { htmlUrl: info.htmlUrl, branch: info.defaultBranch, path: json.path })
+            return Option.some<Readme>({ path: json.path, markdown, html })
           })
       ).pipe(
         // No README is a 404 from GitHub; with a working token (the repo was just read) it means the same.

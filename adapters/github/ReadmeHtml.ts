@@ -1,6 +1,6 @@
-import { Marked } from "marked"
-import sanitizeHtml from "sanitize-html"
+import type sanitizeHtml from "sanitize-html"
 import { escapeHtml } from "../html/EscapeHtml.js"
+import type { ReadmePackages } from "../LazyModules.js"
 
 /**
  * README rendering for the free preview. Markdown goes through `marked` (GFM), then everything through
@@ -17,8 +17,6 @@ export interface ReadmeContext {
   /** The README's path in the repo, e.g. `docs/README.md`; relative links are relative to its directory. */
   readonly path: string
 }
-
-const markdown = new Marked({ gfm: true, breaks: false })
 
 const MARKDOWN_PATH = /\.(md|markdown|mdown|mkdn|mkd|mdwn|mdx)$/i
 
@@ -107,15 +105,25 @@ const sanitizeOptions = (ctx: ReadmeContext): sanitizeHtml.IOptions => ({
     (frame.tag === "img" && !frame.attribs["src"]) || (frame.tag === "input" && frame.attribs["type"] !== "checkbox")
 })
 
-/** Markdown READMEs are rendered; any other README (`.rst`, `.txt`, none) is shown as preformatted text. */
-export const renderReadme = (text: string, ctx: ReadmeContext): string => {
-  let html: string
-  try {
-    html = MARKDOWN_PATH.test(ctx.path) ? markdown.parse(text, { async: false }) : `<pre>${escapeHtml(text)}</pre>`
-  } catch {
-    html = `<pre>${escapeHtml(text)}</pre>`
+/** Renders a README as safe HTML (see above). */
+export type RenderReadme = (text: string, ctx: ReadmeContext) => string
+
+/**
+ * The renderer over the loaded packages (adapters/LazyModules.ts loads them on first use, so a cold start does
+ * not parse them). Markdown READMEs are rendered; any other README (`.rst`, `.txt`, none) is shown as
+ * preformatted text.
+ */
+export const readmeRenderer = (packages: ReadmePackages): RenderReadme => {
+  const markdown = new packages.Marked({ gfm: true, breaks: false })
+  return (text, ctx) => {
+    let html: string
+    try {
+      html = MARKDOWN_PATH.test(ctx.path) ? markdown.parse(text, { async: false }) : `<pre>${escapeHtml(text)}</pre>`
+    } catch {
+      html = `<pre>${escapeHtml(text)}</pre>`
+    }
+    return packages.sanitizeHtml(html, sanitizeOptions(ctx))
   }
-  return sanitizeHtml(html, sanitizeOptions(ctx))
 }
 
 /** At most `maxBytes` of UTF-8 text, cut on a character boundary. */

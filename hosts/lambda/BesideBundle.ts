@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { NodemailerModule, UndiciModule } from "../../adapters/LazyModules.js"
+import { NodemailerModule, type ReadmePackages, ReadmePackagesModule, UndiciModule } from "../../adapters/LazyModules.js"
 import { ScalarScriptSource } from "../http/pages/Docs.js"
 
 /*
@@ -8,7 +8,8 @@ import { ScalarScriptSource } from "../http/pages/Docs.js"
  * entry points; the bundle carries no node_modules):
  *   - scalar.mjs: Scalar's script (3.4 MB) for `/docs/scalar.js` (API and streaming functions);
  *   - undici.mjs: undici (1 MB), for the first webhook an instance posts;
- *   - nodemailer.mjs: nodemailer (0.5 MB), for the first sign-in mail an instance sends.
+ *   - nodemailer.mjs: nodemailer (0.5 MB), for the first sign-in mail an instance sends;
+ *   - readme.mjs: marked and sanitize-html (0.6 MB), for the first README preview an instance renders.
  * The specifiers are computed, so esbuild leaves these `import()`s as they are. Only the bundled entry points
  * (handler.ts, streaming.ts, scheduled.ts) provide these layers: run from the sources, the defaults (the
  * packages from node_modules) apply.
@@ -18,7 +19,8 @@ const besideBundle = (file: string) => new URL(`./${file}`, import.meta.url).hre
 /** The packages, for the ports (provide it to LambdaPortsLive). */
 export const PackagesBesideBundle = Layer.mergeAll(
   Layer.succeed(UndiciModule, () => import(besideBundle("undici.mjs"))),
-  Layer.succeed(NodemailerModule, () => import(besideBundle("nodemailer.mjs")))
+  Layer.succeed(NodemailerModule, () => import(besideBundle("nodemailer.mjs"))),
+  Layer.succeed(ReadmePackagesModule, () => import(besideBundle("readme.mjs")) as Promise<ReadmePackages>)
 )
 
 /** Scalar's script, for the app's `/docs/scalar.js` (merge it into the ports the app is built on). */

@@ -152,20 +152,26 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
     }
   }, 120_000)
 
-  it("/docs/scalar.js comes from scalar.mjs beside the bundle (not from the bundle); undici and nodemailer load from beside it too", async () => {
+  it("/docs/scalar.js comes from scalar.mjs beside the bundle (not from the bundle); undici, nodemailer and the README renderer load from beside it too", async () => {
     const { lambda: buffered, bundle } = await world.environment("hosts/lambda/handler.ts")
     const beside = (name: string) => bundle.others.find((o) => basename(o.file) === name)!.file
-    expect(bundle.others.map((o) => basename(o.file))).toEqual(["scalar.mjs", "undici.mjs", "nodemailer.mjs"])
+    expect(bundle.others.map((o) => basename(o.file))).toEqual(["scalar.mjs", "undici.mjs", "nodemailer.mjs", "readme.mjs"])
     const undici = (await import(pathToFileURL(beside("undici.mjs")).href)) as Record<string, unknown>
     expect([typeof undici["Agent"], typeof undici["fetch"]]).toEqual(["function", "function"])
     const nodemailer = (await import(pathToFileURL(beside("nodemailer.mjs")).href)) as { default: Record<string, unknown> }
     expect(typeof nodemailer.default["createTransport"]).toBe("function")
+    const readme = (await import(pathToFileURL(beside("readme.mjs")).href)) as Record<string, unknown>
+    expect([typeof readme["Marked"], typeof readme["sanitizeHtml"]]).toEqual(["function", "function"])
     const bundleText = readFileSync(bundle.file, "utf8")
-    expect(bundleText.includes("require_undici") || bundleText.includes("require_nodemailer")).toBe(false)
+    expect(["require_undici", "require_nodemailer", "require_sanitize_html", "node_modules/marked/"].filter((p) => bundleText.includes(p))).toEqual([])
     const { javascript } = (await import(pathToFileURL(beside("scalar.mjs")).href)) as { javascript: string }
     expect(javascript.length).toBeGreaterThan(1_000_000)
     expect(readFileSync(bundle.file, "utf8").includes(javascript.slice(0, 2000))).toBe(false)
     for (const handler of [lambda, buffered]) {
+      // The repo page's README is rendered by the packages in readme.mjs, loaded on this first use.
+      const page = await handler.invoke(httpEvent("GET", "/r/big-org/monorepo", { kind: "function-url", headers: { accept: "text/html" } }))
+      expect(page.statusCode).toBe(200)
+      expect(await textOf(page.body)).toMatch(/<h1[^>]*>Monorepo<\/h1>/)
       const answer = await handler.invoke(httpEvent("GET", "/docs/scalar.js", { kind: "function-url" }))
       expect(answer.statusCode).toBe(200)
       expect(answer.headers["content-type"]).toBe("text/javascript; charset=utf-8")

@@ -1,6 +1,7 @@
 import { expect } from "@effect/vitest"
 import { Effect, Layer, Option, type Redacted } from "effect"
-import { renderReadme } from "../../adapters/github/ReadmeHtml.js"
+import { readmeRenderer } from "../../adapters/github/ReadmeHtml.js"
+import { ReadmePackagesModule } from "../../adapters/LazyModules.js"
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { HttpLive } from "../../hosts/http/AppLayer.js"
 import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
@@ -94,6 +95,8 @@ export const codeHostWithReadme = (
         Effect.map(host.readme(repo, token), Option.map((r) => ({ ...r, html: render(r.markdown, repo, r.path) })))
     }))
   ).pipe(Layer.provide(CodeHostMemory(repos)))
+
+const renderReadme = readmeRenderer(await ReadmePackagesModule.defaultValue()())
 
 /** The GitHub adapter's README renderer (marked + sanitize-html), as production runs it. */
 export const sanitisedReadme = (markdown: string, repo: RepoInfo, path: string) =>

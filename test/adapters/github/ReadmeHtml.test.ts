@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { clipUtf8, renderReadme, resolveReadmeUrl } from "../../../adapters/github/ReadmeHtml.js"
+import { clipUtf8, readmeRenderer, resolveReadmeUrl } from "../../../adapters/github/ReadmeHtml.js"
+import { ReadmePackagesModule } from "../../../adapters/LazyModules.js"
+
+const renderReadme = readmeRenderer(await ReadmePackagesModule.defaultValue()())
 
 const ctx = { htmlUrl: "https://github.com/o/r", branch: "main", path: "docs/README.md" }
 
