@@ -63,6 +63,7 @@ export const matchRequirement = (
     if (payment.scheme !== r.scheme || payment.network !== r.network) return false
     return Option.match(payment.accepted, {
       onNone: () => payment.x402Version === 1,
-      onSome: (a) => a.scheme === r.scheme && matchesTerms(r.chain, a, r)
+      // Every requirement is `exact` (its type says so), and matchesTerms checks the accepted scheme is `exact`.
+      onSome: (a) => matchesTerms(r.chain, a, r)
     })
   }))
