@@ -10,6 +10,9 @@
  * - 50 concurrent copies of one payment spread over the hosts: one settle, one sale, one webhook delivery;
  * - a host killed (SIGKILL) mid-purchase: the buyer's retry with its payment-identifier, through the proxy
  *   to another host, gets the goods, and there is one sale;
+ * - a host killed after it asked the facilitator to settle (the transfer lands on the chain, the answer never
+ *   reaches the host): the retry on another host finds the transfer on the chain (a loopback JSON-RPC server)
+ *   and gets the goods, with no second settle and one sale;
  * - the hosts left stop cleanly on SIGTERM.
  */
 import { mkdtemp, rm } from "node:fs/promises"
@@ -27,6 +30,8 @@ import { startFakeGithubServer, tarballOf } from "../support/fakeGithubServer.js
 import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
 import { acceptedOf, b64, newPaymentId, signEvm, unb64, untar, withPaymentId } from "../support/purchase.js"
 import { startReceiver } from "../webhooks/receiver.js"
+import { chain, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
+import { startChainRpcServer } from "../support/chainRpcServer.js"
 import { startRoundRobinProxy } from "./roundRobinProxy.js"
 
 const WIDGET = { owner: "Octo-Org", name: "Widget", files: { "README.md": "# Widget\n", "src/index.ts": "export const widget = 1\n" } }
@@ -57,7 +62,8 @@ const signedPayment = (checkoutUrl: string) =>
     const required = unb64(res.headers.get("payment-required"))
     const buyer = privateKeyToAccount(generatePrivateKey())
     const signature = withPaymentId(yield* signEvm(buyer, required, acceptedOf(required, "eip155:8453")), newPaymentId())
-    return { header: b64(signature), transaction: transactionOf({ paymentPayload: signature }), nonce: (signature.payload as any).authorization.nonce as string }
+    const authorization = (signature.payload as any).authorization as { from: string; nonce: string }
+    return { header: b64(signature), transaction: transactionOf({ paymentPayload: signature }), nonce: authorization.nonce, from: authorization.from }
   })
 
 const payOnce = (url: string, header: string) =>
@@ -81,6 +87,7 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       const github = yield* Effect.acquireRelease(Effect.promise(() => startFakeGithubServer([WIDGET])), (g) => Effect.promise(() => g.close()))
       const facilitator = yield* Effect.acquireRelease(Effect.promise(() => startFakeFacilitator()), (f) => Effect.promise(() => f.close()))
       const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+      const rpc = yield* Effect.acquireRelease(Effect.promise(() => startChainRpcServer()), (r) => Effect.promise(() => r.close()))
       const ports = yield* Effect.promise(() => Promise.all([closedPort(), closedPort(), closedPort(), closedPort()]))
       const origins = ports.slice(0, 3).map((p) => `http://127.0.0.1:${p}`)
       const proxy = yield* Effect.acquireRelease(Effect.promise(() => startRoundRobinProxy(origins, ports[3])), (p) => Effect.promise(() => p.close()))
@@ -93,6 +100,8 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
         SECRET_KEYS,
         X402_FACILITATOR_URL: facilitator.url,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        BASE_RPC_URL: rpc.baseUrl,
+        SOLANA_RPC_URL: rpc.solanaUrl,
         RESPONSE_CACHE_MS: "60000",
         PUBLIC_PAGES_PER_MINUTE: "0"
       })
@@ -205,8 +214,43 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       expect(after.map((s: any) => s.transaction)).toEqual([interrupted.transaction, payment.transaction])
       yield* Effect.promise(() => receiver.waitFor(2, 30_000))
 
-      // 6. The hosts left stop cleanly on SIGTERM (drain, exit 0).
-      for (const host of hosts.filter((h) => h !== victim)) {
+      // 6. A host killed after it asked the facilitator to settle: the facilitator's transfer lands on the chain,
+      // its answer reaches no one, and the sale the host recorded first is left pending. The buyer's retry goes
+      // to another host, which finds the transfer on the chain and delivers; nothing is settled twice.
+      proxy.from = "127.0.0.6"
+      const midSettle = yield* signedPayment(checkoutUrl)
+      facilitator.settle = "hold"
+      const settleCalls = () => facilitator.calls.filter((c) => c.path === "/settle" && c.body?.paymentPayload?.payload?.authorization?.nonce === midSettle.nonce)
+      const cutOff = payOnce(checkoutUrl, midSettle.header)
+      while (settleCalls().length === 0) yield* Effect.promise(() => sleep(10))
+      const settler = hosts[proxy.dispatched.at(-1)!]!
+      expect(settler).not.toBe(victim)
+      yield* Effect.promise(() => settler.kill("SIGKILL"))
+      const cut = yield* Effect.promise(() => cutOff)
+      expect(cut.status === 0 || cut.status === 502).toBe(true)
+      chain.used.set(keyOf(midSettle.from, midSettle.nonce), { tx: midSettle.transaction as `0x${string}`, block: LATEST_BLOCK - 3n })
+      facilitator.settle = "ok"
+      facilitator.release()
+      // The pending sale is resolved from the chain (by the retry, or by a host's reconciler first): while it is
+      // not, the answer is 503 settlement_pending with Retry-After, and the buyer tries again.
+      let delivered = yield* Effect.promise(() => payOnce(checkoutUrl, midSettle.header))
+      let tries = 0
+      for (; delivered.status === 503 && tries < 30; tries++) {
+        yield* Effect.promise(() => sleep(1_000))
+        delivered = yield* Effect.promise(() => payOnce(checkoutUrl, midSettle.header))
+      }
+      console.log(`a host killed mid-settle: the buyer's retry on another host was answered ${delivered.status} after ${tries} × 503 settlement_pending`)
+      expect(delivered.status, delivered.bytes.toString("utf8").slice(0, 300)).toBe(200)
+      expect(untar(delivered.bytes)).toEqual(untar(tarballOf(WIDGET)))
+      expect(unb64(delivered.headers.get("payment-response")).transaction).toBe(midSettle.transaction)
+      expect(settleCalls().length).toBe(1)
+      const last = hosts.find((h) => h !== victim && h !== settler)!
+      const ledger = (yield* request(last.origin, "GET", "/my/sales", { token: key })).json.sales
+      expect(ledger.map((s: any) => s.transaction)).toEqual([midSettle.transaction, interrupted.transaction, payment.transaction])
+      yield* Effect.promise(() => receiver.waitFor(3, 30_000))
+
+      // 7. The host left stops cleanly on SIGTERM (drain, exit 0).
+      for (const host of hosts.filter((h) => h !== victim && h !== settler)) {
         yield* Effect.promise(() => host.stop())
         expect(host.child.exitCode).toBe(0)
         expect(host.output()).toContain("Requests drained")
