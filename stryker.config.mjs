@@ -1,24 +1,37 @@
 // @ts-check
 /**
- * Mutation testing of the domain (`npm run test:mutation`): StrykerJS 9 (10.x needs Node 22) with the vitest
- * runner. Tests are the suites that need no outside service (vitest.mutation.config.ts); perTest coverage runs
- * only the tests that reach a mutant. Incremental: results are reused for mutants whose code and covering
- * tests did not change, from mutation/incremental.json, which is committed so CI starts from the last landed
- * run (README, "Mutation testing"). MUTATE narrows the run (comma-separated globs), e.g. MUTATE='domain/rules/**'.
+ * Mutation testing of the domain: StrykerJS 9 (10.x needs Node 22) with the vitest runner, perTest coverage
+ * (only the tests that reach a mutant run against it). Two scopes (README, "Mutation testing"):
+ *
+ * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `domain/rules/**` against `test/domain`. This is
+ *   the measured scope with floors (scripts/mutationThresholds.mjs), run by CI when the rules or their tests
+ *   change; incremental from `mutation/incremental.json`, which is committed so CI starts from the last run.
+ * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` against every suite that needs no
+ *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
+ *
+ * MUTATE (comma-separated globs) and MUTATION_SUITES (folders under test/) narrow a development run; such a run
+ * keeps its own record under `reports/`, never the committed one.
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
+const full = process.env.MUTATION_SCOPE === "full"
+const narrowed = process.env.MUTATE !== undefined || process.env.MUTATION_SUITES !== undefined
+// The rules scope runs test/domain only; vitest.mutation.config.ts reads this in Stryker's test-runner processes.
+if (!full && process.env.MUTATION_SUITES === undefined) process.env.MUTATION_SUITES = "domain"
+
 export default {
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "vitest.mutation.config.ts", related: true },
   coverageAnalysis: "perTest",
-  mutate: process.env.MUTATE
-    ? process.env.MUTATE.split(",")
-    : ["domain/**/*.ts"],
+  mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : full ? ["domain/**/*.ts"] : ["domain/rules/**/*.ts"],
   incremental: true,
-  // A run narrowed with MUTATION_SUITES keeps its own (uncommitted) record: its survivors are not the full suite's.
-  incrementalFile: process.env.MUTATION_SUITES ? `reports/mutation/incremental-${process.env.MUTATION_SUITES.replace(/\W+/g, "-")}.json` : "mutation/incremental.json",
+  // Only the rules scope, run whole, writes the committed record: a narrowed run's survivors are not the scope's.
+  incrementalFile: narrowed
+    ? `reports/mutation/incremental-${`${process.env.MUTATE ?? "scope"}-${process.env.MUTATION_SUITES ?? "suites"}`.replace(/\W+/g, "-")}.json`
+    : full
+    ? "reports/mutation/incremental-full.json"
+    : "mutation/incremental.json",
   // The first run over every suite imports the app once per HTTP test file: far more than Stryker's default 5 minutes.
   dryRunTimeoutMinutes: 60,
   reporters: ["html", "json", "clear-text", "progress"],
