@@ -3,9 +3,10 @@
  * Mutation testing of the domain: StrykerJS 9 (10.x needs Node 22) with the vitest runner, perTest coverage
  * (only the tests that reach a mutant run against it). Two scopes (README, "Mutation testing"):
  *
- * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `domain/rules/**` against `test/domain`. This is
- *   the measured scope with floors (scripts/mutationThresholds.mjs), run by CI when the rules or their tests
- *   change; incremental from `mutation/incremental.json`, which is committed so CI starts from the last run.
+ * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `domain/rules/**` and `domain/Money.ts` against
+ *   `test/domain`. This is the measured scope with floors (scripts/mutationThresholds.mjs), run by CI when the
+ *   rules or their tests change; incremental from `mutation/incremental.json`, committed so CI starts from the
+ *   last run.
  * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` against every suite that needs no
  *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
  *
@@ -24,7 +25,7 @@ export default {
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "vitest.mutation.config.ts", related: true },
   coverageAnalysis: "perTest",
-  mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : full ? ["domain/**/*.ts"] : ["domain/rules/**/*.ts"],
+  mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : full ? ["domain/**/*.ts"] : ["domain/rules/**/*.ts", "domain/Money.ts"],
   incremental: true,
   // Only the rules scope, run whole, writes the committed record: a narrowed run's survivors are not the scope's.
   incrementalFile: narrowed
