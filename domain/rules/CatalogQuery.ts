@@ -62,10 +62,12 @@ export const encodeCursor = (p: CatalogPosition): string => {
 export const decodeCursor = (cursor: string, sort: CatalogSort): CatalogPosition | null => {
   if (cursor.length > 300 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null
   const text = Either.getOrNull(Encoding.decodeBase64UrlString(cursor))
+  // Stryker disable next-line ConditionalExpression: without it JSON.parse(null) gives null, which the shape check below refuses the same way
   if (text === null) return null
   let value: unknown
   try {
     value = JSON.parse(text)
+  // Stryker disable next-line BlockStatement: an empty catch leaves value undefined, which the shape check below refuses the same way
   } catch {
     return null
   }
@@ -75,6 +77,7 @@ export const decodeCursor = (cursor: string, sort: CatalogSort): CatalogPosition
   const id = rawId as ListingId
   switch (sort) {
     case "relevance":
+      // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number; the typeof narrows the type
       return typeof key === "number" && Number.isFinite(key) && key >= 0 ? { sort, rank: key, id } : null
     case "newest":
       return Number.isSafeInteger(key) && (key as number) >= 0 && (key as number) <= 8.64e15 ? { sort, createdAt: new Date(key as number), id } : null
@@ -99,14 +102,17 @@ export const parseCatalogQuery = (params: CatalogParams): Either.Either<CatalogQ
     bad("q", `must be at most ${MAX_QUERY_LENGTH} characters of text without control characters`)
   }
   const language = given(params.language)
+  // Stryker disable next-line ConditionalExpression: LANGUAGE accepts the text "null", so testing null itself reports nothing either
   if (language !== null && !LANGUAGE.test(language)) bad("language", "must be a language name such as TypeScript or C++ (at most 50 characters)")
   const category = given(params.category)?.toLowerCase() ?? null
   if (category !== null && !isCategory(category)) bad("category", `must be one of ${CATEGORIES.join(", ")}`)
   const topic = given(params.topic)?.toLowerCase() ?? null
+  // Stryker disable next-line ConditionalExpression: TOPIC accepts the text "null", so testing null itself reports nothing either
   if (topic !== null && !TOPIC.test(topic)) bad("topic", "must be a code-host topic: lowercase letters, digits and hyphens, at most 50")
   const chain = given(params.chain)?.toLowerCase() ?? null
   if (chain !== null && chain !== "base" && chain !== "solana") bad("chain", "must be base or solana")
   const rawMax = given(params.max_price_usd)
+  // Stryker disable next-line ConditionalExpression: parseMaxPrice(null) is null too (the text "null" is no price)
   const maxPrice = rawMax === null ? null : parseMaxPrice(rawMax)
   if (rawMax !== null && maxPrice === null) bad("max_price_usd", "must be US dollars from 0.01 to 100000.00, like 20 or 19.99")
   const rawSort = given(params.sort)?.toLowerCase() ?? null
@@ -115,6 +121,7 @@ export const parseCatalogQuery = (params: CatalogParams): Either.Either<CatalogQ
   const limit = rawLimit === null ? DEFAULT_LIMIT : /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN
   if (!(limit >= 1 && limit <= MAX_LIMIT)) bad("limit", `must be a whole number from 1 to ${MAX_LIMIT}`)
 
+  // Stryker disable next-line ConditionalExpression: isSort(null) is false, and relevance without q becomes newest on the next line
   const requested: CatalogSort = rawSort !== null && isSort(rawSort) ? rawSort : q !== null ? "relevance" : "newest"
   const sort: CatalogSort = requested === "relevance" && q === null ? "newest" : requested
   const rawCursor = given(params.cursor)
