@@ -61,16 +61,10 @@ export const encodeCursor = (p: CatalogPosition): string => {
 /** The position a cursor names, or null when it is not one this service made for this sort. */
 export const decodeCursor = (cursor: string, sort: CatalogSort): CatalogPosition | null => {
   if (cursor.length > 300 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null
-  const text = Either.getOrNull(Encoding.decodeBase64UrlString(cursor))
-  // Stryker disable next-line ConditionalExpression: without it JSON.parse(null) gives null, which the shape check below refuses the same way
-  if (text === null) return null
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  // Stryker disable next-line BlockStatement: an empty catch leaves value undefined, which the shape check below refuses the same way
-  } catch {
-    return null
-  }
+  // Not base64url, or not JSON: undefined, which the shape check below refuses.
+  const value: unknown = Either.getOrUndefined(
+    Either.flatMap(Encoding.decodeBase64UrlString(cursor), (text) => Either.try((): unknown => JSON.parse(text)))
+  )
   if (!Array.isArray(value) || value.length !== 4 || value[0] !== 1 || value[1] !== sort) return null
   const [, , key, rawId] = value as [number, string, unknown, unknown]
   if (typeof rawId !== "string" || !ID.test(rawId)) return null

@@ -19,6 +19,7 @@ export const parseHostUrl = (input: string): Either.Either<ParsedHostUrl, string
   const problem = "must be a GitHub repository URL like https://github.com/<owner>/<repo>"
   let url: URL
   try {
+    // Stryker disable next-line MethodExpression: the URL parser itself strips leading and trailing spaces and control characters
     url = new URL(input.trim())
   } catch {
     return Either.left(problem)

@@ -19,10 +19,8 @@ export const readmeSearchText = (markdown: string): string =>
     .replace(/<[^>]*>/g, " ")
     .replace(/!\[[^\]]*\]\([^)]*\)/g, " ") // images: their alt text is rarely about the repo
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1") // links: keep the words, drop the target
-    // Stryker disable next-line StringLiteral: the URL runs to whitespace or the end, so the space it leaves always joins other whitespace or is trimmed
-    .replace(/https?:\/\/\S+/g, " ")
-    // Stryker disable next-line Regex: one space per markup character or per run is the same once runs of whitespace become one space
-    .replace(/[`*_#>|~=]+/g, " ")
+    .replace(/https?:\/\/\S+/g, "") // a URL runs to whitespace or the end: nothing needs to stand in for it
+    .replace(/[`*_#>|~=]/g, " ") // runs of the spaces this leaves become one space below
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, README_TEXT_LIMIT)

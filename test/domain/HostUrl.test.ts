@@ -14,6 +14,7 @@ describe("host_url parsing", () => {
   it.each([
     ["https://github.com/octo-org/widget", "octo-org", "widget"],
     ["https://github.com/octo-org/widget/", "octo-org", "widget"],
+    ["https://github.com/octo-org/widget//", "octo-org", "widget"],
     ["https://github.com/octo-org/widget.git", "octo-org", "widget"],
     ["https://github.com/octo-org/widget.git/", "octo-org", "widget"],
     ["https://www.github.com/octo-org/widget", "octo-org", "widget"],
@@ -37,6 +38,8 @@ describe("host_url parsing", () => {
     "https://github.com.evil.example/octo-org/widget",
     "https://github.com@evil.example/octo-org/widget",
     "https://user:pass@github.com/octo-org/widget",
+    "https://user@github.com/octo-org/widget",
+    "https://:secret@github.com/octo-org/widget",
     "https://github.com:8443/octo-org/widget",
     "https://github.com/octo-org",
     "https://github.com/octo-org/",
@@ -58,8 +61,8 @@ describe("host_url parsing", () => {
     `https://github.com/octo-org/${"r".repeat(101)}`,
     "https://github.com//octo-org/widget",
     "javascript:alert(1)"
-  ])("refuses %j", (url) => {
-    expect(Either.isLeft(parseHostUrl(url))).toBe(true)
+  ])("refuses %j, naming the shape it must have", (url) => {
+    expect(parseHostUrl(url)).toEqual(Either.left("must be a GitHub repository URL like https://github.com/<owner>/<repo>"))
   })
 
   it("every valid owner/repo pair round-trips, with the tolerated spellings", () => {

@@ -80,4 +80,18 @@ describe("note", () => {
     expect(sellingNote(priced(null, { base: BASE, solana: null }))).toMatch(/price_usd/)
     expect(sellingNote(priced(500_000n, { base: null, solana: null }))).toMatch(/wallet_base or wallet_solana/)
   })
+
+  it("tells a signed-in seller that an account default wallet also counts, and an anonymous seller only the listing's", () => {
+    const unpaid = (accountId: AccountId | null, price: bigint | null) =>
+      aListing({ price: price === null ? null : AtomicAmount.make(price), payTo: { base: null, solana: null }, accountId })
+    const owned = AccountId.make("acct_seller")
+    expect(sellingNote(unpaid(owned, 500_000n))).toBe(
+      "Not selling: add a payout wallet (wallet_base or wallet_solana, on the listing or as an account default)."
+    )
+    expect(sellingNote(unpaid(null, 500_000n))).toBe("Not selling: add a payout wallet (wallet_base or wallet_solana).")
+    expect(sellingNote(unpaid(owned, null))).toBe(
+      "Not selling: set price_usd and add a payout wallet (wallet_base or wallet_solana, on the listing or as an account default)."
+    )
+    expect(sellingNote(unpaid(null, null))).toBe("Not selling: set price_usd and add a payout wallet (wallet_base or wallet_solana).")
+  })
 })
