@@ -92,6 +92,19 @@ describe("which requirement a payment was made for", () => {
     expect(Option.isNone(matchRequirement(wrongScheme, both()))).toBe(true)
   })
 
+  it("the terms a payment names match a sale's only on the same scheme, network, asset, amount and payTo (a reused payment id must name the same terms)", () => {
+    const terms = termsOf(requirement("base"))
+    const sale = { ...requirement("base"), amount: PRICE }
+    expect(matchesTerms("base", terms, sale)).toBe(true)
+    for (const changed of [
+      { ...terms, scheme: "upto" },
+      { ...terms, network: "eip155:84532" },
+      { ...terms, asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" },
+      { ...terms, amount: "12340001" },
+      { ...terms, payTo: "0x0000000000000000000000000000000000000001" }
+    ]) expect(matchesTerms("base", changed, sale), JSON.stringify(changed)).toBe(false)
+  })
+
   it("Base addresses match whatever their case (hex addresses are case-insensitive)", () => {
     const terms = termsOf(requirement("base"))
     const shouted = { ...terms, payTo: terms.payTo.toUpperCase().replace("0X", "0x"), asset: terms.asset.toLowerCase() }

@@ -66,6 +66,10 @@ describe("search text of a README", () => {
     expect(readmeSearchText("Setup\n=====")).toBe("Setup")
   })
 
+  it("a markup character inside a word separates it, so each part is found: snake_case, a|b, x=y", () => {
+    expect(readmeSearchText("use snake_case and a|b or x=y, `inline`code")).toBe("use snake case and a b or x y, inline code")
+  })
+
   it("HTML tags are dropped, their text kept", () => {
     expect(readmeSearchText("<p align=\"center\">Hello <b>world</b></p>")).toBe("Hello world")
     expect(readmeSearchText("a<br/>b")).toBe("a b")
