@@ -54,8 +54,8 @@ const LANGUAGES: Readonly<Record<string, Category>> = {
   tex: "docs"
 }
 
-// Stryker disable next-line MethodExpression,Regex: empty words (what splitting on single characters or not filtering leaves) match no keyword
-const words = (text: string): ReadonlyArray<string> => text.toLowerCase().split(/[^a-z0-9+#-]+/).filter(Boolean)
+// Split on every separator: the empty strings between two separators match no keyword, so they need no filtering.
+const words = (text: string): ReadonlyArray<string> => text.toLowerCase().split(/[^a-z0-9+#-]/)
 
 /**
  * The category of a repo: the first whose keywords match its topics, then its description; else its language
@@ -71,9 +71,8 @@ export const categorize = (repo: {
   // Stryker disable next-line StringLiteral: any fallback text without a keyword categorises the same as no description
   const described = new Set(words(repo.description ?? ""))
   for (const [category, keywords] of KEYWORDS) if (keywords.some((k) => described.has(k))) return category
-  const language = repo.language?.toLowerCase()
+  const language = repo.language?.toLowerCase() ?? ""
   // Own keys only: a language named "constructor" must not reach Object.prototype.
-  // Stryker disable next-line ConditionalExpression: Object.hasOwn(LANGUAGES, undefined) is false: no language is named "undefined"
-  if (language !== undefined && Object.hasOwn(LANGUAGES, language)) return LANGUAGES[language]!
-  return language ? "library" : "other"
+  if (Object.hasOwn(LANGUAGES, language)) return LANGUAGES[language]!
+  return language !== "" ? "library" : "other"
 }
