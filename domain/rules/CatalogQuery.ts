@@ -1,4 +1,4 @@
-import { Either, Encoding } from "effect"
+import { Either, Encoding, Option } from "effect"
 import { CATALOG_SORTS, type CatalogPosition, type CatalogQuery, type CatalogSort } from "../Catalog.js"
 import { FieldProblem, InvalidInput } from "../Errors.js"
 import type { ListingId } from "../Ids.js"
@@ -44,6 +44,9 @@ const ID = /^lst_[A-Za-z0-9_-]{1,64}$/
 const isCategory = (s: string): s is Category => (CATEGORIES as ReadonlyArray<string>).includes(s)
 const isSort = (s: string): s is CatalogSort => (CATALOG_SORTS as ReadonlyArray<string>).includes(s)
 
+/** A given value that does not fit its pattern (an absent one is never refused). */
+const refuses = (value: string | null, pattern: RegExp): boolean => Option.exists(Option.fromNullable(value), (v) => !pattern.test(v))
+
 /** Dollars with up to two places (`20`, `19.5`, `19.99`) as atomic units. */
 const parseMaxPrice = (input: string): AtomicAmount | null => {
   if (!MAX_PRICE_PATTERN.test(input)) return null
@@ -71,8 +74,7 @@ export const decodeCursor = (cursor: string, sort: CatalogSort): CatalogPosition
   const id = rawId as ListingId
   switch (sort) {
     case "relevance":
-      // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number; the typeof narrows the type
-      return typeof key === "number" && Number.isFinite(key) && key >= 0 ? { sort, rank: key, id } : null
+      return Number.isFinite(key) && (key as number) >= 0 ? { sort, rank: key as number, id } : null
     case "newest":
       return Number.isSafeInteger(key) && (key as number) >= 0 && (key as number) <= 8.64e15 ? { sort, createdAt: new Date(key as number), id } : null
     case "price":
@@ -96,18 +98,15 @@ export const parseCatalogQuery = (params: CatalogParams): Either.Either<CatalogQ
     bad("q", `must be at most ${MAX_QUERY_LENGTH} characters of text without control characters`)
   }
   const language = given(params.language)
-  // Stryker disable next-line ConditionalExpression: LANGUAGE accepts the text "null", so testing null itself reports nothing either
-  if (language !== null && !LANGUAGE.test(language)) bad("language", "must be a language name such as TypeScript or C++ (at most 50 characters)")
+  if (refuses(language, LANGUAGE)) bad("language", "must be a language name such as TypeScript or C++ (at most 50 characters)")
   const category = given(params.category)?.toLowerCase() ?? null
   if (category !== null && !isCategory(category)) bad("category", `must be one of ${CATEGORIES.join(", ")}`)
   const topic = given(params.topic)?.toLowerCase() ?? null
-  // Stryker disable next-line ConditionalExpression: TOPIC accepts the text "null", so testing null itself reports nothing either
-  if (topic !== null && !TOPIC.test(topic)) bad("topic", "must be a code-host topic: lowercase letters, digits and hyphens, at most 50")
+  if (refuses(topic, TOPIC)) bad("topic", "must be a code-host topic: lowercase letters, digits and hyphens, at most 50")
   const chain = given(params.chain)?.toLowerCase() ?? null
   if (chain !== null && chain !== "base" && chain !== "solana") bad("chain", "must be base or solana")
   const rawMax = given(params.max_price_usd)
-  // Stryker disable next-line ConditionalExpression: parseMaxPrice(null) is null too (the text "null" is no price)
-  const maxPrice = rawMax === null ? null : parseMaxPrice(rawMax)
+  const maxPrice = Option.getOrNull(Option.flatMapNullable(Option.fromNullable(rawMax), parseMaxPrice))
   if (rawMax !== null && maxPrice === null) bad("max_price_usd", "must be US dollars from 0.01 to 100000.00, like 20 or 19.99")
   const rawSort = given(params.sort)?.toLowerCase() ?? null
   if (rawSort !== null && !isSort(rawSort)) bad("sort", `must be one of ${CATALOG_SORTS.join(", ")}`)
@@ -115,8 +114,8 @@ export const parseCatalogQuery = (params: CatalogParams): Either.Either<CatalogQ
   const limit = rawLimit === null ? DEFAULT_LIMIT : /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN
   if (!(limit >= 1 && limit <= MAX_LIMIT)) bad("limit", `must be a whole number from 1 to ${MAX_LIMIT}`)
 
-  // Stryker disable next-line ConditionalExpression: isSort(null) is false, and relevance without q becomes newest on the next line
-  const requested: CatalogSort = rawSort !== null && isSort(rawSort) ? rawSort : q !== null ? "relevance" : "newest"
+  // Relevance by default; without text there is nothing to be relevant to, so newest.
+  const requested: CatalogSort = Option.getOrElse(Option.filter(Option.fromNullable(rawSort), isSort), (): CatalogSort => "relevance")
   const sort: CatalogSort = requested === "relevance" && q === null ? "newest" : requested
   const rawCursor = given(params.cursor)
   const after = rawCursor === null ? null : decodeCursor(rawCursor, sort)
