@@ -41,8 +41,12 @@ const required = process.env["REQUIRE_BROWSER"] === "1"
  * `describe` for a browser suite. Without Chromium it prints why and skips, unless REQUIRE_BROWSER=1 (CI),
  * where the missing browser is a failing test instead.
  */
+/**
+ * A browser suite: one person's journey in one browser (sign in, then list, then reprice, ...), so its steps
+ * run in the order written even when the rest of the suite is shuffled (`--sequence.shuffle`).
+ */
 export const describeBrowser = (name: string, body: () => void) => {
-  if (available) return describe(name, body)
+  if (available) return describe(name, { shuffle: false }, body)
   if (required) {
     return describe(name, () => {
       it(`needs Chromium at ${CHROMIUM} (REQUIRE_BROWSER=1)`, () => {

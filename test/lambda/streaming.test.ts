@@ -34,7 +34,8 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
     if (problem !== undefined) throw new Error(`PostgreSQL not reachable at ${shownUrl()} (${problem}), and REQUIRE_POSTGRES=1`)
     expected = await ARCHIVE.sha256()
     world = await startWorld([
-      { owner: "big-org", name: "monorepo", description: "A large repository", files: { "README.md": "# Monorepo\n" }, tarball: ARCHIVE.stream }
+      { owner: "big-org", name: "monorepo", description: "A large repository", files: { "README.md": "# Monorepo\n" }, tarball: ARCHIVE.stream },
+      { owner: "big-org", name: "handbook", description: "Docs", files: { "README.md": "# Handbook\n\nRead *me*.\n" } }
     ])
     lambda = (await world.environment("hosts/lambda/streaming.ts")).lambda
     await lambda.initDurationMs.catch((e: Error) => {
@@ -167,11 +168,13 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
     const { javascript } = (await import(pathToFileURL(beside("scalar.mjs")).href)) as { javascript: string }
     expect(javascript.length).toBeGreaterThan(1_000_000)
     expect(readFileSync(bundle.file, "utf8").includes(javascript.slice(0, 2000))).toBe(false)
+    const listed = await call("POST", "/repos", { json: { host_url: "https://github.com/big-org/handbook", price_usd: "1.00", wallet_base: BASE_WALLET } })
+    expect(listed.statusCode, JSON.stringify(await json(listed))).toBe(201)
     for (const handler of [lambda, buffered]) {
       // The repo page's README is rendered by the packages in readme.mjs, loaded on this first use.
-      const page = await handler.invoke(httpEvent("GET", "/r/big-org/monorepo", { kind: "function-url", headers: { accept: "text/html" } }))
+      const page = await handler.invoke(httpEvent("GET", "/r/big-org/handbook", { kind: "function-url", headers: { accept: "text/html" } }))
       expect(page.statusCode).toBe(200)
-      expect(await textOf(page.body)).toMatch(/<h1[^>]*>Monorepo<\/h1>/)
+      expect(await textOf(page.body)).toMatch(/<h1[^>]*>Handbook<\/h1>\s*<p>Read <em>me<\/em>.<\/p>/)
       const answer = await handler.invoke(httpEvent("GET", "/docs/scalar.js", { kind: "function-url" }))
       expect(answer.statusCode).toBe(200)
       expect(answer.headers["content-type"]).toBe("text/javascript; charset=utf-8")

@@ -22,7 +22,8 @@ afterAll(() => gh.server.close())
 
 const SECRET_URL = "https://github.com/octo-org/secret-sauce"
 
-describe("the GitHub code host through HTTP", () => {
+describe("the GitHub code host through HTTP, each in an app of its own", () => {
+  // The owner page another test had GitHub answer would be served from the app's cache instead of the rate limit.
   layer(GithubTestApp())((it) => {
     it.effect("a rate-limited code host is a 503 problem with Retry-After, never a 500", () =>
       Effect.gen(function*() {
@@ -36,7 +37,30 @@ describe("the GitHub code host through HTTP", () => {
         expect(reply.json.retry_after_seconds).toBe(90)
         expect(gh.calls).toHaveLength(1)
       }))
+  })
 
+  layer(GithubTestApp())((it) => {
+    it.effect("the repo page previews the tree and the sanitised README from GitHub, with the stored token", () =>
+      Effect.gen(function*() {
+        const { key } = yield* signInWithKey("preview-seller@example.com")
+        const listed = yield* call("POST", "/repos", {
+          token: key,
+          body: { host_url: SECRET_URL, price_usd: "5.00", wallet_base: BASE_WALLET, host_pat: PRIVATE_TOKEN }
+        })
+        expect(listed.status, listed.text).toBe(201)
+        const page = yield* call("GET", "/r/octo-org/secret-sauce", { headers: { accept: "application/json" } })
+        expect(page.status, page.text).toBe(200)
+        expect(page.json.preview_available).toBe(true)
+        expect(page.json.commit).toBe(HEAD)
+        expect(page.json.tree.entries).toEqual([{ path: "README.md", type: "file", size: 8 }])
+        expect(page.json.readme.html).toBe("<h1>Secret</h1>\n")
+        expect(page.text).not.toContain(PRIVATE_TOKEN)
+      }))
+  })
+})
+
+describe("the GitHub code host through HTTP", () => {
+  layer(GithubTestApp())((it) => {
     it.effect("a private repo is refused (422) without a token, with a bad one, or one without access; nothing is stored", () =>
       Effect.gen(function*() {
         const { key } = yield* signInWithKey("private-seller@example.com")
@@ -61,17 +85,6 @@ describe("the GitHub code host through HTTP", () => {
         const tokenCalls = gh.calls.filter((c) => c.authorization === `Bearer ${PRIVATE_TOKEN}`)
         expect(tokenCalls.length).toBeGreaterThan(0)
         expect(tokenCalls.every((c) => c.url.origin === API)).toBe(true)
-      }))
-
-    it.effect("the repo page previews the tree and the sanitised README from GitHub, with the stored token", () =>
-      Effect.gen(function*() {
-        const page = yield* call("GET", "/r/octo-org/secret-sauce", { headers: { accept: "application/json" } })
-        expect(page.status, page.text).toBe(200)
-        expect(page.json.preview_available).toBe(true)
-        expect(page.json.commit).toBe(HEAD)
-        expect(page.json.tree.entries).toEqual([{ path: "README.md", type: "file", size: 8 }])
-        expect(page.json.readme.html).toBe("<h1>Secret</h1>\n")
-        expect(page.text).not.toContain(PRIVATE_TOKEN)
       }))
 
     it.effect("the owner page indexes the owner's public repos with a category", () =>
