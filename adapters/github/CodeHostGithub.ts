@@ -1,6 +1,7 @@
 import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { RepoRef } from "../../domain/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
+import { ArchiveCache } from "./ArchiveCache.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
 import { archiveStream } from "./GithubArchive.js"
 import { type Answer, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
@@ -31,7 +32,7 @@ const enc = encodeURIComponent
 /**
  * The CodeHost port over GitHub's REST API (`GITHUB_API_URL`, optional `GITHUB_TOKEN` for public reads).
  * Previews and owner indexes are cached per process and revalidated with ETags (see EtagCache); archives
- * stream without buffering (see GithubArchive).
+ * stream without buffering (see GithubArchive), and small archives of pinned commits are kept (ArchiveCache).
  */
 export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
   Effect.gen(function*() {
@@ -39,6 +40,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const serverToken = yield* githubServerToken
     const client = makeGithubClient(endpoints, serverToken, tuning)
     const cache = new EtagCache({ freshMs: tuning.freshMs, maxEntries: tuning.cacheMaxEntries, maxWeight: tuning.cacheMaxWeight })
+    const archives = new ArchiveCache(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes)
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
     const renderer = yield* Effect.cached(Effect.promise(() => loadReadmePackages()).pipe(Effect.map(readmeRenderer)))
@@ -187,7 +189,8 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       repo,
       tree,
       readme,
-      archive: (ref, commitSha, token) => archiveStream(endpoints, serverToken, tuning, ref, commitSha, token),
+      archive: (ref, commitSha, token) =>
+        archives.through(ref, commitSha, archiveStream(endpoints, serverToken, tuning, ref, commitSha, token)),
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
     }

@@ -37,6 +37,10 @@ export interface GithubTuning {
   readonly requestTimeoutMs: number
   /** Redirects followed for an archive (GitHub sends one, to codeload). */
   readonly maxArchiveRedirects: number
+  /** Archives of pinned commits at most this big are kept in memory after their first download (0: none). */
+  readonly archiveCacheEntryBytes: number
+  /** Bytes of archives kept in memory in all (least recently used dropped first). */
+  readonly archiveCacheBytes: number
 }
 
 /** The production tuning of the GitHub client. */
@@ -53,7 +57,9 @@ export const DEFAULT_TUNING: GithubTuning = {
   maxSecondaryWaitSeconds: 3,
   secondaryWaitUnitMs: 1_000,
   requestTimeoutMs: 15_000,
-  maxArchiveRedirects: 3
+  maxArchiveRedirects: 3,
+  archiveCacheEntryBytes: 2 * 1024 * 1024,
+  archiveCacheBytes: 32 * 1024 * 1024
 }
 
 const GithubOctokit = Octokit.plugin(throttling, retry)

@@ -267,6 +267,79 @@ describe("CodeHostGithub: archive", () => {
     })))
 })
 
+describe("CodeHostGithub: archives of pinned commits are kept in memory", () => {
+  const sauce = new RepoRef({ owner: "octo-org", name: "secret-sauce" })
+  const read = (ref: RepoRef, sha: string) =>
+    Effect.flatMap(CodeHost, (host) => Stream.runCollect(host.archive(ref, sha, token(PRIVATE_TOKEN)))).pipe(
+      Effect.map((chunks) => Buffer.concat(Chunk.toArray(chunks)))
+    )
+  const archiveRequests = () => gh.calls.filter((c) => c.url.pathname.includes("tarball") || c.url.origin === CODELOAD).length
+
+  it.effect("a commit's archive is downloaded once; later reads, in any spelling of the name, are the same bytes from memory", () =>
+    withHost(Effect.gen(function*() {
+      const first = yield* read(sauce, HEAD)
+      const again = yield* read(new RepoRef({ owner: "Octo-Org", name: "Secret-Sauce" }), HEAD.toUpperCase())
+      expect(first.equals(Buffer.from(SECRET.tarball!))).toBe(true)
+      expect(again.equals(first)).toBe(true)
+      expect(archiveRequests()).toBe(2)
+    })))
+
+  it.effect("a branch name (which can move) is never answered from memory", () =>
+    withHost(Effect.gen(function*() {
+      yield* read(sauce, "main")
+      yield* read(sauce, "main")
+      expect(archiveRequests()).toBe(4)
+    })))
+
+  it.effect("an archive above the size limit streams through every time, and none is kept with the cache off", () =>
+    Effect.gen(function*() {
+      const size = SECRET.tarball!.length
+      yield* withHost(Effect.zipRight(read(sauce, HEAD), read(sauce, HEAD)), githubHost({ archiveCacheEntryBytes: size - 1 }))
+      expect(archiveRequests()).toBe(4)
+      yield* withHost(Effect.zipRight(read(sauce, HEAD), read(sauce, HEAD)), githubHost({ archiveCacheEntryBytes: 0 }))
+      expect(archiveRequests()).toBe(8)
+      // Exactly at the limit it is kept.
+      yield* withHost(Effect.zipRight(read(sauce, HEAD), read(sauce, HEAD)), githubHost({ archiveCacheEntryBytes: size }))
+      expect(archiveRequests()).toBe(10)
+    }))
+
+  it.effect("the least recently used archive makes room for a new one within the total", () =>
+    Effect.gen(function*() {
+      const size = SECRET.tarball!.length
+      const [a, b] = [HEAD, HEAD.replace(/^0/, "1")]
+      // Room for one archive: reading b drops a, reading a again downloads it.
+      yield* withHost(Effect.gen(function*() {
+        yield* read(sauce, a)
+        yield* read(sauce, b)
+        yield* read(sauce, b)
+        expect(archiveRequests()).toBe(4)
+        yield* read(sauce, a)
+        expect(archiveRequests()).toBe(6)
+      }), githubHost({ archiveCacheBytes: size + size / 2 }))
+    }))
+
+  it.effect("a download that breaks off is never kept: the next read downloads again and gets every byte", () =>
+    withHost(Effect.gen(function*() {
+      const tarball = SECRET.tarball!
+      gh.server.use(http.get(`${CODELOAD}/:owner/:repo/legacy.tar.gz/:ref`, () =>
+        new HttpResponse(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(tarball.subarray(0, 8))
+              controller.error(new Error("connection reset"))
+            }
+          }),
+          { headers: { "content-type": "application/x-gzip" } }
+        ), { once: true }))
+      const broken = yield* Effect.exit(read(sauce, HEAD))
+      expect(Exit.isFailure(broken)).toBe(true)
+      const whole = yield* read(sauce, HEAD)
+      expect(whole.equals(Buffer.from(tarball))).toBe(true)
+      yield* read(sauce, HEAD)
+      expect(gh.calls.filter((c) => c.url.pathname.includes("tarball")).length).toBe(2)
+    })))
+})
+
 describe("CodeHostGithub: owner index", () => {
   it.effect("lists the owner's public repos, leaving out forks and archived ones", () =>
     withHost(Effect.gen(function*() {

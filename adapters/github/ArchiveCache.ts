@@ -1,0 +1,82 @@
+import { Chunk, Effect, Stream } from "effect"
+import type { RepoRef } from "../../domain/Ids.js"
+
+/** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
+const FULL_SHA = /^[0-9a-f]{40}$/i
+
+/**
+ * Archives of pinned commits, kept in this process's memory. A commit's archive never changes, so when a
+ * launch brings a crowd to one listing, the code host is asked for it once (not once per buyer: GitHub's
+ * quota is 5 000 requests an hour per token, each archive costs two) and each purchase after the first
+ * costs no download.
+ *
+ * Only small archives are kept (each at most `maxEntryBytes`; a larger one streams through untouched, its
+ * bytes never held whole) and at most `maxBytes` in all, the least recently used dropped first. An archive is
+ * kept only once it streamed to its end: a broken download is never served from here.
+ *
+ * Nothing here decides who may have the bytes: callers reach `through` only for a paid sale (or its
+ * receipt) of that repository at that commit, exactly as they reach the code host.
+ */
+export class ArchiveCache {
+  private readonly entries = new Map<string, Uint8Array>()
+  private bytes = 0
+
+  constructor(readonly maxEntryBytes: number, readonly maxBytes: number) {}
+
+  /** Bytes held now. */
+  get size(): number {
+    return this.bytes
+  }
+
+  private keyOf(ref: RepoRef, commitSha: string): string | undefined {
+    // Names are case-insensitive on GitHub; the commit id is not a name.
+    return FULL_SHA.test(commitSha) ? `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}` : undefined
+  }
+
+  private get(key: string): Uint8Array | undefined {
+    const bytes = this.entries.get(key)
+    if (bytes !== undefined) {
+      // Most recently used last.
+      this.entries.delete(key)
+      this.entries.set(key, bytes)
+    }
+    return bytes
+  }
+
+  private set(key: string, bytes: Uint8Array): void {
+    if (bytes.length > this.maxEntryBytes || bytes.length > this.maxBytes || this.entries.has(key)) return
+    while (this.bytes + bytes.length > this.maxBytes) {
+      const [oldest, value] = this.entries.entries().next().value!
+      this.entries.delete(oldest)
+      this.bytes -= value.length
+    }
+    this.entries.set(key, bytes)
+    this.bytes += bytes.length
+  }
+
+  /** The archive of `ref` at `commitSha`: from memory when held, else `download`, kept if small. */
+  through<E>(ref: RepoRef, commitSha: string, download: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E> {
+    const key = this.keyOf(ref, commitSha)
+    if (key === undefined || this.maxEntryBytes <= 0) return download
+    return Stream.suspend(() => {
+      const held = this.get(key)
+      if (held !== undefined) return Stream.succeed(held)
+      let parts: Array<Uint8Array> | null = []
+      let size = 0
+      return download.pipe(
+        Stream.mapChunks((chunk) => {
+          if (parts !== null) {
+            for (const part of Chunk.toReadonlyArray(chunk)) size += part.length
+            if (size > this.maxEntryBytes) parts = null
+            else for (const part of Chunk.toReadonlyArray(chunk)) parts.push(part)
+          }
+          return chunk
+        }),
+        // Runs only when the download reached its end.
+        Stream.concat(Stream.execute(Effect.sync(() => {
+          if (parts !== null) this.set(key, Buffer.concat(parts, size))
+        })))
+      )
+    })
+  }
+}
