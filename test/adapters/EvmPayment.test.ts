@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { getAddress, type Hex, recoverTypedDataAddress, toHex, verifyTypedData } from "viem"
+import { getAddress, hashTypedData, type Hex, recoverTypedDataAddress, toHex, verifyTypedData } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import {
   type Eip3009Authorization,
   type Eip3009Domain,
   type Eip3009Payment,
+  eip3009Digest,
   evmChainId,
   parseEip3009Payment,
   recoverWithNoble,
@@ -101,6 +102,60 @@ const signedCase = fc.record({ key: privateKey, domain: domainArb }).chain(({ do
     otherKey: privateKey
   })
 )
+
+/** viem's digest, or the name of the error it throws. */
+const viemDigest = (domain: Eip3009Domain, message: Eip3009Authorization) => {
+  try {
+    return hashTypedData({ domain, types: transferWithAuthorizationTypes, primaryType: "TransferWithAuthorization", message })
+  } catch (e) {
+    return `throws ${(e as Error).name}`
+  }
+}
+const ourDigest = (domain: Eip3009Domain, message: Eip3009Authorization) => {
+  try {
+    return eip3009Digest(domain, message)
+  } catch (e) {
+    return `throws ${(e as Error).name}`
+  }
+}
+
+describe("eip3009Digest is viem hashTypedData's digest", () => {
+  it("for random canonical authorizations and domains (the fast path)", () => {
+    fc.assert(
+      fc.property(domainArb, address.chain(authorizationFor), (domain, authorization) => {
+        expect(ourDigest(domain, authorization)).toBe(viemDigest(domain, authorization))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("for fields in other spellings and out of range: the same digest, or the same refusal", () => {
+    const badChecksum = (a: Hex): Hex => {
+      const flipped = a.replace(/[a-f]/, (c) => c.toUpperCase()) as Hex
+      return flipped === a ? a.replace(/[A-F]/, (c) => c.toLowerCase()) as Hex : flipped
+    }
+    const messy = fc.tuple(domainArb, address.chain(authorizationFor), fc.integer({ min: 0, max: 9 }), fc.bigInt({ min: 1n, max: 1n << 300n }))
+    fc.assert(
+      fc.property(messy, ([domain, a, which, big]) => {
+        const variants: Array<[Eip3009Domain, Eip3009Authorization]> = [
+          [domain, { ...a, from: a.from.toLowerCase() as Hex }],
+          [domain, { ...a, to: a.to.toUpperCase().replace("0X", "0x") as Hex }],
+          [domain, { ...a, to: badChecksum(a.to) }],
+          [domain, { ...a, nonce: a.nonce.toUpperCase().replace("0X", "0x") as Hex }],
+          [domain, { ...a, nonce: a.nonce.slice(0, 64) as Hex }],
+          [domain, { ...a, value: -big }],
+          [domain, { ...a, validBefore: MAX_UINT256 + big }],
+          [domain, { ...a, validAfter: Number(big % 1000n) as unknown as bigint }],
+          [{ ...domain, verifyingContract: badChecksum(domain.verifyingContract) }, a],
+          [{ ...domain, chainId: 0 }, a]
+        ]
+        const [d, m] = variants[which]!
+        expect(ourDigest(d, m)).toBe(viemDigest(d, m))
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
 
 describe("verifyEip3009Signature (libsecp256k1) gives viem verifyTypedData's verdicts", () => {
   it("accepts what viem signs, as viem does, for random keys, authorizations and domains", async () => {
