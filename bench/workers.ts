@@ -13,7 +13,10 @@
  * which is the steadier figure on a shared machine. The load comes from this process through 64 loopback
  * source addresses (127.0.1.x), so the per-address limit (60 payment attempts a minute) is not what is measured.
  *
- *   npx tsx bench/workers.ts [--payments 1200] [--concurrency 24] [--workers 1,2]
+ *   npx tsx bench/workers.ts [--payments 1200] [--concurrency 24] [--workers 1,2] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` writes a V8 CPU profile of each repomarket process to DIR (it is stopped with SIGTERM so
+ * the profiles are written); open them in Chrome DevTools, or summarise with `node scripts/cpuProfileTop.mjs`.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
@@ -36,7 +39,8 @@ const { values } = parseArgs({
   options: {
     payments: { type: "string", default: "1200" },
     concurrency: { type: "string", default: "24" },
-    workers: { type: "string", default: "1,2" }
+    workers: { type: "string", default: "1,2" },
+    "cpu-prof": { type: "string" }
   }
 })
 const payments = Number.parseInt(values.payments, 10)
@@ -193,7 +197,7 @@ const main = async () => {
         DATABASE_URL: databaseUrl, BASE_URL: `http://127.0.0.1:${port}`, GITHUB_API_URL: github.url, X402_FACILITATOR_URL: facilitator.url,
         SECRET_KEYS, WORKERS: String(workers), DATA_DIR: join(ROOT, ".data-bench-workers"), LOG_LEVEL: "Warning"
       }
-      const server = await Effect.runPromise(Scope.extend(startServer(env, port, 240_000), scope))
+      const server = await Effect.runPromise(Scope.extend(startServer(env, port, 240_000, values["cpu-prof"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`]), scope))
       const session = await Effect.runPromise(signInFromLog(server, "bench-workers@example.com"))
       const listed = await Effect.runPromise(call(server.origin, "POST", "/repos", { token: session, body: { host_url: "https://github.com/bench/small", price_usd: "0.50", wallet_base: BENCH_WALLET } }))
       if (listed.status !== 201) throw new Error(`listing: ${listed.status} ${listed.text}`)
@@ -210,7 +214,8 @@ const main = async () => {
       console.log(`  sales on the ledger: ${sales.json?.sales?.length ?? "?"} (first page) — purchases ok ${ours.ok} (+ warm-up)`)
       rows.push({ workers, ours, theirs })
       peer.stop()
-      await server.kill("SIGKILL")
+      if (values["cpu-prof"] === undefined) await server.kill("SIGKILL")
+      else await server.stop()
     }
     section("summary")
     console.log("  | worker processes | repomarket purchases/s | express+x402 purchases/s | ratio | repomarket CPU/purchase | express+x402 CPU/purchase | ratio (per CPU-second) |")

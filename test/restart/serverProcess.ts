@@ -65,11 +65,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /**
  * Starts the server with `env` and waits until `GET /healthz` answers 200 (or the process exits, or
  * `startMs` pass: both fail with its output). Use inside a scope: the group is SIGKILLed on release if alive.
+ * `nodeFlags` go to node before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow).
  */
-export const startServer = (env: Record<string, string>, port: number, startMs = 90_000) =>
+export const startServer = (env: Record<string, string>, port: number, startMs = 90_000, nodeFlags: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.promise(async (): Promise<ServerProcess> => {
-      const child = spawn(TSX, ["hosts/http/main.ts"], {
+      const child = spawn(TSX, [...nodeFlags, "hosts/http/main.ts"], {
         cwd: ROOT,
         // The chain readers are off unless the test points them at its own loopback RPC.
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PORT: String(port), BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
