@@ -24,6 +24,7 @@ import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import { Api } from "./Api.js"
 import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
+import { behindTrustedProxies, TrustedProxiesConfig } from "./TrustedProxies.js"
 import { healthz } from "./Lifecycle.js"
 import { allowedMethodsOf } from "./RouteTable.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
@@ -97,12 +98,16 @@ export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive
 )
 
 /**
- * The application as one HttpApp wrapped by the guard (body checks, problem+json, access log) and, where
+ * The application as one HttpApp wrapped by the guard (body checks, problem+json, access log), read from the
+ * client's address behind `TRUSTED_PROXIES` when set, and, where
  * the host has a front door (`npm start`), by the step that remembers the answers it may serve.
  */
 export const guardedApp = Effect.gen(function*() {
   const router = yield* HttpApiBuilder.Router.router
-  const app = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
+  const guarded = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
+  // Behind load balancers (TRUSTED_PROXIES), per-client limits count the client, not the balancer.
+  const proxies = yield* TrustedProxiesConfig
+  const app = Option.isSome(proxies) ? behindTrustedProxies(guarded, proxies.value) : guarded
   const door = yield* Effect.serviceOption(FrontDoor)
   return Option.isSome(door) ? rememberAnswers(app, door.value) : app
 })
