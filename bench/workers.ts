@@ -56,6 +56,9 @@ const ROOT = join(import.meta.dirname, "..")
 const TSX = join(ROOT, "node_modules/.bin/tsx")
 const SMALL = { owner: "bench", name: "small", files: { "README.md": "# small\n", "index.ts": "export const x = 1\n" } }
 const SECRET_KEYS = `bench:${Buffer.alloc(32, 5).toString("base64")}`
+/** The node flags `npm start` gives the server (package.json), so the server here runs as it does there. */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start as string)
+  .split(/\s+/).filter((arg) => arg.startsWith("--"))
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n))
 
 /** utime + stime (ms) of every live process in a process group, from /proc (Linux, 100 ticks a second). */
@@ -197,7 +200,7 @@ const main = async () => {
         DATABASE_URL: databaseUrl, BASE_URL: `http://127.0.0.1:${port}`, GITHUB_API_URL: github.url, X402_FACILITATOR_URL: facilitator.url,
         SECRET_KEYS, WORKERS: String(workers), DATA_DIR: join(ROOT, ".data-bench-workers"), LOG_LEVEL: "Warning"
       }
-      const server = await Effect.runPromise(Scope.extend(startServer(env, port, 240_000, values["cpu-prof"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`]), scope))
+      const server = await Effect.runPromise(Scope.extend(startServer(env, port, 240_000, [...START_FLAGS, ...(values["cpu-prof"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`])]), scope))
       const session = await Effect.runPromise(signInFromLog(server, "bench-workers@example.com"))
       const listed = await Effect.runPromise(call(server.origin, "POST", "/repos", { token: session, body: { host_url: "https://github.com/bench/small", price_usd: "0.50", wallet_base: BENCH_WALLET } }))
       if (listed.status !== 201) throw new Error(`listing: ${listed.status} ${listed.text}`)
