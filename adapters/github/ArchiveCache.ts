@@ -15,7 +15,10 @@ const FULL_SHA = /^[0-9a-f]{40}$/i
  * kept only once it streamed to its end: a broken download is never served from here.
  *
  * Nothing here decides who may have the bytes: callers reach `through` only for a paid sale (or its
- * receipt) of that repository at that commit, exactly as they reach the code host.
+ * receipt) of that repository at that commit, exactly as they reach the code host. An archive is kept under
+ * the credential it was read with (as the answer cache keys its entries): a private repository's archive is
+ * answered from memory only to a read with the same token, so once a takedown destroys the token, receipts
+ * are answered by the code host again, as before anything was kept.
  */
 export class ArchiveCache {
   private readonly entries = new Map<string, Uint8Array>()
@@ -28,9 +31,10 @@ export class ArchiveCache {
     return this.bytes
   }
 
-  private keyOf(ref: RepoRef, commitSha: string): string | undefined {
+  private keyOf(ref: RepoRef, commitSha: string, credential: string): string | undefined {
     // Names are case-insensitive on GitHub; the commit id is not a name.
-    return FULL_SHA.test(commitSha) ? `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}` : undefined
+    const name = `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}`
+    return FULL_SHA.test(commitSha) ? `${name} ${credential}` : undefined
   }
 
   private get(key: string): Uint8Array | undefined {
@@ -54,9 +58,12 @@ export class ArchiveCache {
     this.bytes += bytes.length
   }
 
-  /** The archive of `ref` at `commitSha`: from memory when held, else `download`, kept if small. */
-  through<E>(ref: RepoRef, commitSha: string, download: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E> {
-    const key = this.keyOf(ref, commitSha)
+  /**
+   * The archive of `ref` at `commitSha` read with `credential` (a digest of the token, see `credentialKey`):
+   * from memory when held, else `download`, kept if small.
+   */
+  through<E>(ref: RepoRef, commitSha: string, credential: string, download: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E> {
+    const key = this.keyOf(ref, commitSha, credential)
     if (key === undefined || this.maxEntryBytes <= 0) return download
     return Stream.suspend(() => {
       const held = this.get(key)

@@ -190,7 +190,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       tree,
       readme,
       archive: (ref, commitSha, token) =>
-        archives.through(ref, commitSha, archiveStream(endpoints, serverToken, tuning, ref, commitSha, token)),
+        archives.through(ref, commitSha, credentialKey(token), archiveStream(endpoints, serverToken, tuning, ref, commitSha, token)),
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
     }

@@ -284,6 +284,17 @@ describe("CodeHostGithub: archives of pinned commits are kept in memory", () => 
       expect(archiveRequests()).toBe(2)
     })))
 
+  it.effect("a private archive is answered from memory only to a read with the same token: without it (a takedown destroyed it) the code host decides", () =>
+    withHost(Effect.gen(function*() {
+      yield* read(sauce, HEAD)
+      const host = yield* CodeHost
+      for (const other of [none, token(OTHER_TOKEN)]) {
+        const exit = yield* Effect.exit(Stream.runDrain(host.archive(sauce, HEAD, other)))
+        expect(Exit.isFailure(exit)).toBe(true)
+      }
+      expect(gh.calls.filter((c) => c.url.pathname.includes("tarball")).length).toBe(3)
+    })))
+
   it.effect("a branch name (which can move) is never answered from memory", () =>
     withHost(Effect.gen(function*() {
       yield* read(sauce, "main")
