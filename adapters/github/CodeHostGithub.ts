@@ -43,7 +43,14 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const archives = new ArchiveCache(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes)
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
-    const renderer = yield* Effect.cached(Effect.promise(() => loadReadmePackages()).pipe(Effect.map(readmeRenderer)))
+    // Loaded once and shared by concurrent first readers; a failed load is not kept, so the next README tries again.
+    let loading: Promise<ReturnType<typeof readmeRenderer>> | undefined
+    const renderer = Effect.promise(() =>
+      loading ??= loadReadmePackages().then(readmeRenderer, (error: unknown) => {
+        loading = undefined
+        throw error
+      })
+    )
 
     /**
      * One cached GET: a fresh entry answers without a request; a stale one is revalidated (304 renews it);

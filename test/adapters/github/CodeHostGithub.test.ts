@@ -4,6 +4,7 @@ import { Chunk, Effect, Exit, Layer, Option, Redacted, Stream, TestClock } from 
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../domain/Ids.js"
 import { CodeHost, type CodeHostError } from "../../../ports/CodeHost.js"
+import { ReadmePackagesModule } from "../../../adapters/LazyModules.js"
 import { API, CODELOAD, makeFakeGithub } from "./FakeGithub.js"
 import {
   ARCHIVED,
@@ -216,6 +217,23 @@ describe("CodeHostGithub: tree", () => {
 })
 
 describe("CodeHostGithub: README", () => {
+  it.effect("a failed load of the README renderer's packages is not kept: the next README loads them again", () =>
+    Effect.gen(function*() {
+      const real = ReadmePackagesModule.defaultValue()
+      let loads = 0
+      const flaky = () => (++loads === 1 ? Promise.reject(new Error("EMFILE: too many open files")) : real())
+      const layer = githubHost().pipe(Layer.provide(Layer.succeed(ReadmePackagesModule, flaky)))
+      yield* withHost(Effect.gen(function*() {
+        const host = yield* CodeHost
+        const info = yield* host.repo(widget, none)
+        expect(Exit.isFailure(yield* Effect.exit(host.readme(info, none)))).toBe(true)
+        const readme = Option.getOrThrow(yield* host.readme(info, none))
+        expect(readme.html).toContain("<h1>Widget</h1>")
+        yield* host.readme(yield* host.repo({ owner: "octo-org", name: "secret-sauce" }, token(PRIVATE_TOKEN)), token(PRIVATE_TOKEN))
+        expect(loads).toBe(2)
+      }), layer)
+    }))
+
   it.effect("renders markdown without scripts, event handlers, javascript: links, iframes or styles", () =>
     withHost(Effect.gen(function*() {
       const host = yield* CodeHost
