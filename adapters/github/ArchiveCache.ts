@@ -12,7 +12,9 @@ const FULL_SHA = /^[0-9a-f]{40}$/i
  *
  * Only small archives are kept (each at most `maxEntryBytes`; a larger one streams through untouched, its
  * bytes never held whole) and at most `maxBytes` in all, the least recently used dropped first. An archive is
- * kept only once it streamed to its end: a broken download is never served from here.
+ * kept only once it streamed to its end: a broken download is never served from here. While downloads are in
+ * flight, what they have collected so far also stays within `maxBytes` in all (a download that would pass it
+ * streams on without collecting), so a crowd of slow first buyers cannot hold more than that.
  *
  * Nothing here decides who may have the bytes: callers reach `through` only for a paid sale (or its
  * receipt) of that repository at that commit, exactly as they reach the code host. An archive is kept under
@@ -23,6 +25,8 @@ const FULL_SHA = /^[0-9a-f]{40}$/i
 export class ArchiveCache {
   private readonly entries = new Map<string, Uint8Array>()
   private bytes = 0
+  /** Bytes collected by downloads still in flight. */
+  private collecting = 0
 
   constructor(readonly maxEntryBytes: number, readonly maxBytes: number) {}
 
@@ -70,19 +74,37 @@ export class ArchiveCache {
       if (held !== undefined) return Stream.succeed(held)
       let parts: Array<Uint8Array> | null = []
       let size = 0
+      const stopCollecting = () => {
+        if (parts !== null) {
+          this.collecting -= size
+          parts = null
+        }
+      }
       return download.pipe(
         Stream.mapChunks((chunk) => {
           if (parts !== null) {
-            for (const part of Chunk.toReadonlyArray(chunk)) size += part.length
-            if (size > this.maxEntryBytes) parts = null
-            else for (const part of Chunk.toReadonlyArray(chunk)) parts.push(part)
+            const received = Chunk.toReadonlyArray(chunk)
+            let bytes = 0
+            for (const part of received) bytes += part.length
+            if (size + bytes > this.maxEntryBytes || this.collecting + bytes > this.maxBytes) {
+              stopCollecting()
+            } else {
+              for (const part of received) parts.push(part)
+              size += bytes
+              this.collecting += bytes
+            }
           }
           return chunk
         }),
         // Runs only when the download reached its end.
         Stream.concat(Stream.execute(Effect.sync(() => {
-          if (parts !== null) this.set(key, Buffer.concat(parts, size))
-        })))
+          if (parts === null) return
+          const whole = Buffer.concat(parts, size)
+          stopCollecting()
+          this.set(key, whole)
+        }))),
+        // A download that failed or was abandoned gives back what it collected.
+        Stream.ensuring(Effect.sync(stopCollecting))
       )
     })
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
-import { Chunk, Effect, Exit, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { Chunk, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../domain/Ids.js"
 import { CodeHost, type CodeHostError } from "../../../ports/CodeHost.js"
@@ -345,6 +345,48 @@ describe("CodeHostGithub: archives of pinned commits are kept in memory", () => 
         yield* read(sauce, a)
         expect(archiveRequests()).toBe(6)
       }), githubHost({ archiveCacheBytes: size + size / 2 }))
+    }))
+
+  it.effect("what downloads in flight collect stays within the total: one held open leaves no room, and gives it back when it breaks off", () =>
+    Effect.gen(function*() {
+      const tarball = SECRET.tarball!
+      const [held, other] = [HEAD, HEAD.replace(/^0/, "2")]
+      let consumed!: () => void
+      const firstChunkRead = new Promise<void>((resolve) => (consumed = resolve))
+      let breakOff: (() => void) | undefined
+      let pulls = 0
+      gh.server.use(http.get(`${CODELOAD}/:owner/:repo/legacy.tar.gz/:ref`, ({ params }) =>
+        params["ref"] !== held
+          ? new HttpResponse(tarball, { headers: { "content-type": "application/x-gzip" } })
+          : new HttpResponse(
+            new ReadableStream({
+              // The first pull gives every byte; the next (the reader wants more) waits until the test breaks the
+              // connection off: a slow download in flight.
+              pull(controller) {
+                if (++pulls === 1) controller.enqueue(tarball)
+                else {
+                  consumed()
+                  return new Promise<void>((done) => (breakOff = () => done(controller.error(new Error("connection reset")))))
+                }
+              }
+            }),
+            { headers: { "content-type": "application/x-gzip" } }
+          )))
+      const downloadsOf = (sha: string) => gh.calls.filter((c) => c.url.pathname.endsWith(`/tarball/${sha}`)).length
+      yield* withHost(Effect.gen(function*() {
+        const slow = yield* Effect.fork(Effect.flatMap(CodeHost, (host) => Stream.runDrain(host.archive(sauce, held, token(PRIVATE_TOKEN)))))
+        yield* Effect.promise(() => firstChunkRead)
+        // The slow download holds one archive's bytes; the total has room for one and a half.
+        yield* read(sauce, other)
+        yield* read(sauce, other)
+        expect(downloadsOf(other)).toBe(2)
+        breakOff!()
+        expect(Exit.isFailure(yield* Fiber.await(slow))).toBe(true)
+        yield* read(sauce, other)
+        yield* read(sauce, other)
+        expect(downloadsOf(other)).toBe(3)
+        // Whatever failed above, the held download is let go (a failed expectation must not hang the test).
+      }).pipe(Effect.ensuring(Effect.sync(() => breakOff?.()))), githubHost({ archiveCacheBytes: tarball.length + tarball.length / 2 }))
     }))
 
   it.effect("a download that breaks off is never kept: the next read downloads again and gets every byte", () =>
