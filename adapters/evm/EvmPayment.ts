@@ -234,9 +234,10 @@ export const eip3009Digest = (domain: Eip3009Domain, a: Eip3009Authorization): H
  * domain. EOA signatures only (ecrecover): smart-wallet (EIP-1271/6492) signatures would need a chain.
  * Never rejects: a signature that cannot even be parsed is simply not valid.
  *
- * How: `eip3009Digest` gives the EIP-712 digest (viem's `hashTypedData`, faster); the signer's public key is recovered from it with
- * libsecp256k1 (tiny-secp256k1, WebAssembly: ~5× cheaper than viem's pure-JS recovery, which `recover` may
- * name instead); the address it stands for (the last 20 bytes of keccak256 of the 64-byte uncompressed key)
+ * How: `eip3009Digest` gives the EIP-712 digest (viem's `hashTypedData`, faster); the signer's public key is
+ * recovered from it with libsecp256k1 (tiny-secp256k1, WebAssembly: ~5× cheaper than viem's pure-JS
+ * recovery, which `recover` may name instead); the address it stands for (the last 20 bytes of keccak256 of
+ * the 64-byte uncompressed key)
  * must be `from`, compared case-insensitively. The verdicts are exactly viem `verifyTypedData`'s, which the
  * tests check property by property: the signature is 65 bytes of hex (viem's `size`, so 129 digits whose
  * last one is v count too); v is 0, 1, 27 or 28; r and s are in 1..n-1; a high s is accepted (as by

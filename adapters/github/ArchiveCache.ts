@@ -6,9 +6,9 @@ const FULL_SHA = /^[0-9a-f]{40}$/i
 
 /**
  * Archives of pinned commits, kept in this process's memory. A commit's archive never changes, so when a
- * launch brings a crowd to one listing, the code host is asked for it once (not once per buyer: GitHub's
- * quota is 5 000 requests an hour per token, each archive costs two) and each purchase after the first
- * costs no download.
+ * launch brings a crowd to one listing, the code host is asked for it once, not once per buyer (each
+ * archive is an API request, out of GitHub's 5 000 an hour per token, and a download from codeload), and
+ * each purchase after the first costs no download.
  *
  * Only small archives are kept (each at most `maxEntryBytes`; a larger one streams through untouched, its
  * bytes never held whole) and at most `maxBytes` in all, the least recently used dropped first. An archive is
@@ -29,11 +29,6 @@ export class ArchiveCache {
   private collecting = 0
 
   constructor(readonly maxEntryBytes: number, readonly maxBytes: number) {}
-
-  /** Bytes held now. */
-  get size(): number {
-    return this.bytes
-  }
 
   private keyOf(ref: RepoRef, commitSha: string, credential: string): string | undefined {
     // Names are case-insensitive on GitHub; the commit id is not a name.
