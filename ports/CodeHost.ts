@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, type Option, type Redacted, type Stream } from "effect"
+import { Context, Data, type Effect, type Option, type Redacted, Stream } from "effect"
 import type { RepoRef } from "../domain/Ids.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
@@ -89,7 +89,10 @@ export class CodeHost extends Context.Tag("ports/CodeHost")<CodeHost, {
     repo: RepoInfo,
     token: Option.Option<Redacted.Redacted<string>>
   ) => Effect.Effect<Option.Option<Readme>, CodeHostError>
-  /** The tarball of one commit, streamed: never buffered whole. */
+  /**
+   * The tarball of one commit, streamed: never buffered whole, except an archive the adapter already holds in
+   * memory, which it may answer with `wholeArchive` (hosts may then send it as one buffer, with its length).
+   */
   readonly archive: (
     ref: RepoRef,
     commitSha: string,
@@ -100,3 +103,18 @@ export class CodeHost extends Context.Tag("ports/CodeHost")<CodeHost, {
   /** The owner's page on the code host. */
   readonly ownerUrl: (owner: string) => string
 }>() {}
+
+const WholeArchive: unique symbol = Symbol.for("repomarket/ports/CodeHost/WholeArchive")
+
+/**
+ * An archive already whole in memory, as the stream `CodeHost.archive` answers: streamed like any other,
+ * and recognised by `wholeArchiveBytes`, so a host can send it in one write with a Content-Length.
+ */
+export const wholeArchive = (bytes: Uint8Array): Stream.Stream<Uint8Array> =>
+  Object.assign(Stream.succeed(bytes), { [WholeArchive]: bytes })
+
+/** The bytes of a stream made by `wholeArchive` (not of anything derived from it); otherwise undefined. */
+export const wholeArchiveBytes = (stream: Stream.Stream<Uint8Array, unknown>): Uint8Array | undefined => {
+  const bytes = (stream as { readonly [WholeArchive]?: unknown })[WholeArchive]
+  return bytes instanceof Uint8Array ? bytes : undefined
+}

@@ -1,5 +1,6 @@
 import { Chunk, Effect, Stream } from "effect"
 import type { RepoRef } from "../../domain/Ids.js"
+import { wholeArchive } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
 const FULL_SHA = /^[0-9a-f]{40}$/i
@@ -59,14 +60,14 @@ export class ArchiveCache {
 
   /**
    * The archive of `ref` at `commitSha` read with `credential` (a digest of the token, see `credentialKey`):
-   * from memory when held, else `download`, kept if small.
+   * from memory when held (as a `wholeArchive`, decided now), else `download`, kept if small.
    */
   through<E>(ref: RepoRef, commitSha: string, credential: string, download: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E> {
     const key = this.keyOf(ref, commitSha, credential)
     if (key === undefined || this.maxEntryBytes <= 0) return download
+    const held = this.get(key)
+    if (held !== undefined) return wholeArchive(held)
     return Stream.suspend(() => {
-      const held = this.get(key)
-      if (held !== undefined) return Stream.succeed(held)
       let parts: Array<Uint8Array> | null = []
       let size = 0
       const stopCollecting = () => {

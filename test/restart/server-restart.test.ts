@@ -102,6 +102,15 @@ const firstLife = (server: ServerProcess) =>
     const live = yield* buy(widget.json.checkout_url)
     expect(live.receipt).toMatchObject({ success: true, network: "eip155:8453", payer: live.buyer.address })
     expect(untar(live.bytes)).toEqual(untar(tarballOf(WIDGET)))
+    // Streamed from GitHub the first time; the commit's archive is then held, and the receipt link sends it in
+    // one write with its length (adapters/github/ArchiveCache.ts).
+    expect(live.res.headers.get("content-length")).toBeNull()
+    const receiptLink = /<([^>]+)>; rel="receipt"/.exec(live.res.headers.get("link") ?? "")![1]!
+    const again = yield* Effect.promise(() => fetch(receiptLink))
+    const againBytes = Buffer.from(yield* Effect.promise(() => again.arrayBuffer()))
+    expect(again.status).toBe(200)
+    expect(again.headers.get("content-length")).toBe(String(live.bytes.length))
+    expect(againBytes.equals(live.bytes)).toBe(true)
 
     const sales = yield* request(at, "GET", "/my/sales", { token: key })
     expectStatus(sales, 200)

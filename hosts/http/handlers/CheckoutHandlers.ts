@@ -15,6 +15,7 @@ import {
 } from "../../../adapters/x402/Wire.js"
 import { RPC_TIMEOUT_MS, SolanaRpcUrl } from "../../../adapters/x402/ChainStatus.js"
 import { makeRecentBlockhash } from "../../../adapters/solana/RecentBlockhash.js"
+import { wholeArchiveBytes } from "../../../ports/CodeHost.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { RateLimiter } from "../../../ports/RateLimiter.js"
 import { Api } from "../Api.js"
@@ -74,7 +75,7 @@ const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServ
 
 const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) => {
   const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
-  return HttpServerResponse.stream(abortOnFailure(goods.body, request), {
+  const options = {
     contentType: GOODS_MIME_TYPE,
     headers: {
       "content-disposition": `attachment; filename="${goods.filename}"`,
@@ -82,7 +83,11 @@ const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerReques
       "cache-control": "private, no-store",
       ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
     }
-  })
+  }
+  // An archive the code host adapter already held whole goes out in one write, with its Content-Length.
+  const whole = wholeArchiveBytes(goods.body)
+  if (whole !== undefined) return HttpServerResponse.uint8Array(whole, options)
+  return HttpServerResponse.stream(abortOnFailure(goods.body, request), options)
 }
 
 /** The problems an unpaid checkout request can end in, as the API encodes them. */

@@ -3,7 +3,7 @@ import { http, HttpResponse } from "msw"
 import { Chunk, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../domain/Ids.js"
-import { CodeHost, type CodeHostError } from "../../../ports/CodeHost.js"
+import { CodeHost, type CodeHostError, wholeArchiveBytes } from "../../../ports/CodeHost.js"
 import { ReadmePackagesModule } from "../../../adapters/LazyModules.js"
 import { API, CODELOAD, makeFakeGithub } from "./FakeGithub.js"
 import {
@@ -295,11 +295,15 @@ describe("CodeHostGithub: archives of pinned commits are kept in memory", () => 
 
   it.effect("a commit's archive is downloaded once; later reads, in any spelling of the name, are the same bytes from memory", () =>
     withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      expect(wholeArchiveBytes(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))).toBeUndefined()
       const first = yield* read(sauce, HEAD)
       const again = yield* read(new RepoRef({ owner: "Octo-Org", name: "Secret-Sauce" }), HEAD.toUpperCase())
       expect(first.equals(Buffer.from(SECRET.tarball!))).toBe(true)
       expect(again.equals(first)).toBe(true)
       expect(archiveRequests()).toBe(2)
+      // Held whole: the host may send it in one write with its length.
+      expect(Buffer.from(wholeArchiveBytes(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))!).equals(first)).toBe(true)
     })))
 
   it.effect("a private archive is answered from memory only to a read with the same token: without it (a takedown destroyed it) the code host decides", () =>
