@@ -198,7 +198,7 @@ const main = async () => {
       const port = await closedPort()
       const env = {
         DATABASE_URL: databaseUrl, BASE_URL: `http://127.0.0.1:${port}`, GITHUB_API_URL: github.url, X402_FACILITATOR_URL: facilitator.url,
-        SECRET_KEYS, WORKERS: String(workers), DATA_DIR: join(ROOT, ".data-bench-workers"), LOG_LEVEL: "Warning"
+        SECRET_KEYS, WORKERS: String(workers), DATA_DIR: join(ROOT, ".data-bench-workers"), LOG_LEVEL: "WARN"
       }
       const server = await Effect.runPromise(Scope.extend(startServer(env, port, 240_000, [...START_FLAGS, ...(values["cpu-prof"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`])]), scope))
       const session = await Effect.runPromise(signInFromLog(server, "bench-workers@example.com"))

@@ -1,4 +1,4 @@
-import { Config, ConfigError, Effect, Either, Layer, Option } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Logger, Option } from "effect"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 
 /** `PORT` (default 3000). */
@@ -26,4 +26,13 @@ export const PublicOriginFromConfig = Layer.effect(
     }
     return { baseUrl: yield* origin(configured.value) }
   })
+)
+
+/**
+ * `LOG_LEVEL`: the least severe log line written, one of `ALL`, `TRACE`, `DEBUG`, `INFO` (the default: the
+ * access log is written at this level), `WARN`, `ERROR`, `FATAL`, `OFF`, in any case. An unknown name stops
+ * start-up.
+ */
+export const LogLevelFromConfig: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(Config.option(Config.logLevel("LOG_LEVEL")), Option.match({ onNone: () => Layer.empty, onSome: Logger.minimumLogLevel }))
 )

@@ -10,7 +10,7 @@ import { FrontDoorFollowsOtherHosts, FrontDoorLive, NodeServerWithFrontDoor } fr
 import { DefaultPorts } from "./DefaultPorts.js"
 import { DrainOnShutdown, HostLifecycleLive } from "./Lifecycle.js"
 import { ReconcileWorkerLive } from "./ReconcileWorker.js"
-import { port } from "./Settings.js"
+import { LogLevelFromConfig, port } from "./Settings.js"
 
 // The Node server with its front door (repo-page JSON and 402 challenges answered from memory).
 const ServerLive = Layer.unwrapEffect(Effect.map(port, (p) => NodeServerWithFrontDoor({ port: p })))
@@ -32,6 +32,7 @@ const serve = () =>
     Layer.provide(FrontDoorLive),
     Layer.provide(DefaultPorts),
     Layer.provide(HostLifecycleLive),
+    Layer.provide(LogLevelFromConfig),
     Layer.launch,
     Effect.scoped,
     Effect.tapErrorCause(Effect.logError),
