@@ -1,11 +1,5 @@
 import { FacilitatorResponseError, FacilitatorTimeoutError, HTTPFacilitatorClient } from "@x402/core/http"
-import {
-  type PaymentPayload,
-  type PaymentRequirements,
-  SettleError,
-  type SupportedResponse,
-  VerifyError
-} from "@x402/core/types"
+import type { SupportedResponse } from "@x402/core/types"
 import { Config, ConfigError, Effect, Either, Option, Ref } from "effect"
 import {
   type Facilitator,
@@ -16,6 +10,7 @@ import {
   type Verification
 } from "../../ports/PaymentFacilitator.js"
 import { withOurDiscovery } from "./BazaarDiscovery.js"
+import { type JsonAnswer, makeJsonPoster, type NoAnswer } from "./JsonPost.js"
 import { SOLANA_MAINNET } from "./Networks.js"
 import { requirementV1, requirementV2 } from "./Wire.js"
 
@@ -54,50 +49,96 @@ export interface FacilitatorHttp {
 type Operation = "verify" | "settle" | "supported"
 
 // Messages name the operation only: never the URL (it may hold credentials) nor the response body.
-const toFacilitatorError = (operation: Operation, error: unknown): FacilitatorError => {
-  if (error instanceof FacilitatorTimeoutError) {
-    return new FacilitatorError({ reason: "timeout", message: `facilitator ${operation} gave no answer within ${error.timeoutMs} ms` })
-  }
-  if (error instanceof FacilitatorResponseError) {
-    return new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} answered with malformed data` })
-  }
-  // fetch rejects with a TypeError when no HTTP answer came at all (DNS, refused connection, TLS).
-  if (error instanceof TypeError) {
-    return new FacilitatorError({ reason: "unreachable", message: `facilitator ${operation}: could not connect` })
-  }
-  if (error instanceof VerifyError || error instanceof SettleError) {
-    return new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} failed with status ${error.statusCode}` })
-  }
-  return new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} failed with an error status` })
-}
+const noAnswer = (operation: Operation, timeoutMs: number) => (reason: NoAnswer): FacilitatorError =>
+  reason === "timeout"
+    ? new FacilitatorError({ reason: "timeout", message: `facilitator ${operation} gave no answer within ${timeoutMs} ms` })
+    : reason === "too_large"
+    ? new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} answered with more data than a ${operation} answer holds` })
+    : new FacilitatorError({ reason: "unreachable", message: `facilitator ${operation}: could not connect` })
 
-const call = <A>(operation: Operation, run: () => Promise<A>): Effect.Effect<A, unknown> =>
-  Effect.tryPromise({ try: run, catch: (error) => error }).pipe(Effect.withSpan(`FacilitatorHttp.${operation}`))
+const malformed = (operation: Operation) =>
+  new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} answered with malformed data` })
+
+const failedWith = (operation: Operation, status: number) =>
+  new FacilitatorError({ reason: "bad_response", message: `facilitator ${operation} failed with status ${status}` })
+
+/** `/supported` still goes through @x402/core's client (read once per process, with its 429 retries). */
+const supportedError = (error: unknown): FacilitatorError => {
+  if (error instanceof FacilitatorTimeoutError) return noAnswer("supported", error.timeoutMs)("timeout")
+  if (error instanceof FacilitatorResponseError) return malformed("supported")
+  // fetch rejects with a TypeError when no HTTP answer came at all (DNS, refused connection, TLS).
+  if (error instanceof TypeError) return noAnswer("supported", 0)("unreachable")
+  return new FacilitatorError({ reason: "bad_response", message: "facilitator supported failed with an error status" })
+}
 
 /**
  * The v1 payload goes out as received with v1 requirements; v2 with v2 requirements (amount as a string) and
  * our checkout's resource and `bazaar` declaration in place of whatever the buyer echoed (`withOurDiscovery`).
  */
-const wireArgs = (payment: SubmittedPayment, requirement: PaymentRequirement): [PaymentPayload, PaymentRequirements] => [
-  // The client only serialises these; a v1 payload is sent in its own v1 shape, as the v1 facilitator API wants.
-  (payment.x402Version === 1
-    ? payment.raw
-    : withOurDiscovery(payment.raw, { url: requirement.resource, description: requirement.description })) as PaymentPayload,
-  (payment.x402Version === 1 ? requirementV1(requirement) : requirementV2(requirement)) as unknown as PaymentRequirements
-]
+const wireBody = (payment: SubmittedPayment, requirement: PaymentRequirement): string =>
+  JSON.stringify({
+    x402Version: payment.x402Version,
+    // A v1 payload is sent in its own v1 shape, as the v1 facilitator API wants.
+    paymentPayload: payment.x402Version === 1
+      ? payment.raw
+      : withOurDiscovery(payment.raw, { url: requirement.resource, description: requirement.description }),
+    paymentRequirements: payment.x402Version === 1 ? requirementV1(requirement) : requirementV2(requirement)
+  })
 
 interface VerifyAnswer {
   readonly isValid: boolean
-  readonly invalidReason?: string | undefined
-  readonly payer?: string | undefined
+  readonly invalidReason: string | undefined
+  readonly payer: string | undefined
 }
 
 interface SettleAnswer {
   readonly success: boolean
-  readonly errorReason?: string | undefined
-  readonly payer?: string | undefined
+  readonly errorReason: string | undefined
+  readonly payer: string | undefined
   readonly transaction: string
 }
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A string field that may be absent or null (x402's answers use both); anything else is malformed. */
+const optionalString = (u: unknown): string | undefined | false =>
+  u === undefined || u === null ? undefined : typeof u === "string" ? u : false
+
+/** x402's verify answer (`isValid`, optional `invalidReason` and `payer`), or null when it is not one. */
+const readVerify = (body: unknown): VerifyAnswer | null => {
+  if (!isObject(body) || typeof body["isValid"] !== "boolean") return null
+  const invalidReason = optionalString(body["invalidReason"])
+  const payer = optionalString(body["payer"])
+  if (invalidReason === false || payer === false) return null
+  return { isValid: body["isValid"], invalidReason, payer }
+}
+
+/** x402's settle answer (`success`, `transaction`, `network`, optional `errorReason` and `payer`), or null. */
+const readSettle = (body: unknown): SettleAnswer | null => {
+  if (!isObject(body) || typeof body["success"] !== "boolean" || typeof body["transaction"] !== "string" || typeof body["network"] !== "string") return null
+  const errorReason = optionalString(body["errorReason"])
+  const payer = optionalString(body["payer"])
+  if (errorReason === false || payer === false) return null
+  return { success: body["success"], transaction: body["transaction"], errorReason, payer }
+}
+
+/**
+ * An answer of x402's facilitator API: a 2xx must carry the operation's answer; a 4xx carrying one (a field
+ * named `key` present) is the facilitator's refusal, i.e. an answer too; a 5xx or anything else is not.
+ */
+const answerOf = <A>(operation: Operation, key: string, read: (body: unknown) => A | null, refusal: (body: Record<string, unknown>) => A) =>
+(answer: JsonAnswer): Effect.Effect<A, FacilitatorError> => {
+  if (answer.status >= 200 && answer.status < 300) {
+    const read_ = read(answer.body)
+    return read_ === null ? Effect.fail(malformed(operation)) : Effect.succeed(read_)
+  }
+  if (answer.status >= 400 && answer.status < 500 && isObject(answer.body) && key in answer.body) {
+    return Effect.succeed(refusal(answer.body))
+  }
+  return Effect.fail(failedWith(operation, answer.status))
+}
+
+const stringOr = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 
 const verification = (r: VerifyAnswer): Verification => ({
   valid: r.isValid,
@@ -113,10 +154,6 @@ const settlement = (requirement: PaymentRequirement, r: SettleAnswer): Settlemen
   payer: r.payer ?? null,
   errorReason: r.success ? null : r.errorReason ?? "settle_failed"
 })
-
-// A 4xx that still carries a verify/settle body is the facilitator's refusal, i.e. an answer; a 5xx is not.
-const isRefusal = (error: unknown): error is VerifyError | SettleError =>
-  (error instanceof VerifyError || error instanceof SettleError) && error.statusCode >= 400 && error.statusCode < 500
 
 const feePayerOf = (supported: SupportedResponse): Option.Option<string> => {
   const candidates = supported.kinds
@@ -136,24 +173,34 @@ export const makeFacilitatorHttp = (
 ): Effect.Effect<FacilitatorHttp> =>
   Effect.gen(function*() {
     const t = { ...DEFAULT_TIMEOUTS, ...timeouts }
-    // One client per operation: @x402/core's client has a single timeout, and ours differ per call.
-    const verifier = new HTTPFacilitatorClient({ url, timeoutMs: t.verifyMs })
-    const settler = new HTTPFacilitatorClient({ url, timeoutMs: t.settleMs })
+    const base = url.replace(/\/+$/, "")
+    const { post } = makeJsonPoster()
+    // `/supported` is read rarely (once per process, when a Solana offer is first made): @x402/core's client.
     const reader = new HTTPFacilitatorClient({ url, timeoutMs: t.supportedMs })
+    const ask = (operation: "verify" | "settle", timeoutMs: number, payment: SubmittedPayment, requirement: PaymentRequirement) =>
+      post(`${base}/${operation}`, wireBody(payment, requirement), timeoutMs).pipe(
+        Effect.mapError(noAnswer(operation, timeoutMs)),
+        Effect.withSpan(`FacilitatorHttp.${operation}`)
+      )
 
     const facilitator: Facilitator = {
       verify: (payment, requirement) =>
-        call("verify", () => verifier.verify(...wireArgs(payment, requirement))).pipe(
-          Effect.map(verification),
-          Effect.catchAll((e) => isRefusal(e) && e instanceof VerifyError
-            ? Effect.succeed(verification({ isValid: false, invalidReason: e.invalidReason, payer: e.payer }))
-            : Effect.fail(toFacilitatorError("verify", e)))
+        ask("verify", t.verifyMs, payment, requirement).pipe(
+          Effect.flatMap(answerOf("verify", "isValid", readVerify, (body) => ({
+            isValid: false,
+            invalidReason: stringOr(body["invalidReason"]),
+            payer: stringOr(body["payer"])
+          }))),
+          Effect.map(verification)
         ),
       settle: (payment, requirement) =>
-        call("settle", () => settler.settle(...wireArgs(payment, requirement))).pipe(
-          Effect.catchAll((e) => isRefusal(e) && e instanceof SettleError
-            ? Effect.succeed<SettleAnswer>({ success: false, errorReason: e.errorReason, payer: e.payer, transaction: "" })
-            : Effect.fail(toFacilitatorError("settle", e))),
+        ask("settle", t.settleMs, payment, requirement).pipe(
+          Effect.flatMap(answerOf("settle", "success", readSettle, (body) => ({
+            success: false,
+            errorReason: stringOr(body["errorReason"]),
+            payer: stringOr(body["payer"]),
+            transaction: ""
+          }))),
           Effect.flatMap((r) => r.success && r.transaction === ""
             ? Effect.fail(new FacilitatorError({ reason: "bad_response", message: "facilitator settle succeeded without a transaction" }))
             : Effect.succeed(settlement(requirement, r)))
@@ -164,8 +211,8 @@ export const makeFacilitatorHttp = (
 
     const cached = yield* Ref.make(Option.none<Option.Option<string>>())
     const lock = yield* Effect.makeSemaphore(1)
-    const fetchFeePayer = call("supported", () => reader.getSupported()).pipe(
-      Effect.mapError((e) => toFacilitatorError("supported", e)),
+    const fetchFeePayer = Effect.tryPromise({ try: () => reader.getSupported(), catch: supportedError }).pipe(
+      Effect.withSpan("FacilitatorHttp.supported"),
       Effect.map(feePayerOf),
       Effect.tap((feePayer) => Ref.set(cached, Option.some(feePayer)))
     )

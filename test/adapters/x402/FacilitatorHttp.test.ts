@@ -197,6 +197,72 @@ describe("FacilitatorHttp.settle", () => {
     }))
 })
 
+describe("FacilitatorHttp over the wire", () => {
+  it.effect("the settle time limit holds inside an uninterruptible region (a purchase settles in one)", () =>
+    Effect.gen(function*() {
+      answer("settle", async () => {
+        await delay("infinite")
+        return HttpResponse.json({ success: true, transaction: TX, network: "eip155:84532" })
+      })
+      const f = yield* facilitator({ settleMs: 100 })
+      const started = Date.now()
+      expect(yield* Effect.flip(Effect.uninterruptible(f.settle(paymentV2, baseSepolia)))).toMatchObject({ reason: "timeout" })
+      expect(Date.now() - started).toBeLessThan(5_000)
+    }))
+
+  it.effect("follows a 307 or 308 with the same method and body; any other redirect is no answer", () =>
+    Effect.gen(function*() {
+      const moved = `${URL_}/v2`
+      server.use(
+        http.post(`${URL_}/verify`, () => new HttpResponse(null, { status: 307, headers: { location: "v2/verify" } })),
+        http.post(`${URL_}/settle`, () => new HttpResponse(null, { status: 308, headers: { location: `${moved}/settle` } }))
+      )
+      const verified: Array<unknown> = []
+      server.use(http.post(`${moved}/verify`, async ({ request }) => {
+        verified.push(await request.json())
+        return HttpResponse.json({ isValid: true, payer: PAYER })
+      }))
+      const settled: Array<unknown> = []
+      server.use(http.post(`${moved}/settle`, async ({ request }) => {
+        settled.push(await request.json())
+        return HttpResponse.json({ success: true, transaction: TX, network: "eip155:84532", payer: PAYER })
+      }))
+      const f = yield* facilitator()
+      expect(yield* f.verify(paymentV2, baseSepolia)).toMatchObject({ valid: true })
+      expect(yield* f.settle(paymentV2, baseSepolia)).toMatchObject({ success: true, transaction: TX })
+      expect(verified).toMatchObject([{ x402Version: 2, paymentRequirements: { amount: "10000" } }])
+      expect(settled).toMatchObject([{ x402Version: 2, paymentRequirements: { amount: "10000" } }])
+
+      server.use(http.post(`${URL_}/verify`, () => new HttpResponse(null, { status: 302, headers: { location: `${moved}/verify` } })))
+      expect(yield* Effect.flip(f.verify(paymentV2, baseSepolia))).toMatchObject({ reason: "bad_response", message: "facilitator verify failed with status 302" })
+      // A redirect loop ends after a few hops.
+      let hops = 0
+      server.use(http.post(`${URL_}/verify`, () => {
+        hops++
+        return new HttpResponse(null, { status: 307, headers: { location: `${URL_}/verify` } })
+      }))
+      expect(yield* Effect.flip(f.verify(paymentV2, baseSepolia))).toMatchObject({ reason: "bad_response" })
+      expect(hops).toBe(4)
+    }))
+
+  it.effect("an answer larger than any verify answer is not read", () =>
+    Effect.gen(function*() {
+      answer("verify", () => HttpResponse.json({ isValid: true, payer: PAYER, padding: "x".repeat(2 << 20) }))
+      expect(yield* Effect.flip((yield* facilitator()).verify(paymentV2, baseSepolia))).toMatchObject({ reason: "bad_response" })
+    }))
+
+  it.effect("a verify answer with a field of the wrong type is malformed; null optional fields are absent", () =>
+    Effect.gen(function*() {
+      const f = yield* facilitator()
+      answer("verify", () => HttpResponse.json({ isValid: false, invalidReason: 42 }))
+      expect(yield* Effect.flip(f.verify(paymentV2, baseSepolia))).toMatchObject({ reason: "bad_response" })
+      answer("verify", () => HttpResponse.json({ isValid: false, invalidReason: null, payer: null }))
+      expect(yield* f.verify(paymentV2, baseSepolia)).toEqual({ valid: false, invalidReason: "invalid_payment", payer: null })
+      answer("settle", () => HttpResponse.json({ success: true, transaction: TX }))
+      expect(yield* Effect.flip(f.settle(paymentV2, baseSepolia))).toMatchObject({ reason: "bad_response" })
+    }))
+})
+
 describe("FacilitatorHttp.solanaFeePayer", () => {
   const supported = (kinds: ReadonlyArray<unknown>) => {
     let calls = 0
