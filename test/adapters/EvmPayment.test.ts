@@ -9,6 +9,8 @@ import {
   type Eip3009Payment,
   eip3009Digest,
   evmChainId,
+  loadNativeRecover,
+  loadWasmRecover,
   parseEip3009Payment,
   recoverWithNoble,
   transferWithAuthorizationTypes,
@@ -36,9 +38,16 @@ const reference = async (payment: Eip3009Payment, domain: Eip3009Domain): Promis
   }
 }
 
-/** Both verdicts (and that of the pure-JS fallback a bundle uses), which must be the same. */
+// Every recovery the check may run with: native libsecp256k1 (what it picks here), its WebAssembly build,
+// and noble (what a bundle falls back to). Both libsecp256k1 builds must load on this machine.
+const backends = Promise.all([loadNativeRecover(), loadWasmRecover()])
+
+/** Our verdict (the default recovery's, then each other's, which must be the same) and viem's. */
 const verdicts = async (payment: Eip3009Payment, domain: Eip3009Domain) => {
   const ours = await verifyEip3009Signature(payment, domain)
+  const [native, wasm] = await backends
+  expect(await verifyEip3009Signature(payment, domain, native)).toBe(ours)
+  expect(await verifyEip3009Signature(payment, domain, wasm)).toBe(ours)
   expect(await verifyEip3009Signature(payment, domain, recoverWithNoble)).toBe(ours)
   return { ours, viem: await reference(payment, domain) }
 }
