@@ -2,7 +2,8 @@
  * A loopback round-robin HTTP proxy in front of several hosts, as a load balancer would be: each request goes
  * to the next host in turn; a host that refuses the connection is skipped (as a balancer's health check would
  * soon do), and a host that dies mid-request costs that request a 502. Its upstream connections leave from
- * `from` (any 127.x address), so a test can give the proxy's clients their own client address.
+ * `from` (any 127.x address), so a test can give the proxy's clients their own client address; with
+ * `forwardFor` on it appends its client's address to `X-Forwarded-For` instead, as a load balancer does.
  */
 import { createServer, request, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -13,8 +14,10 @@ export interface RoundRobinProxy {
   readonly routed: Array<number>
   /** Which host each request was sent to, in order, at the moment it was sent. */
   readonly dispatched: Array<number>
-  /** Upstream source address (the client address the hosts see). */
+  /** Upstream source address (the client address the hosts see, unless they trust it as a proxy). */
   from: string
+  /** Append the client's own address to `X-Forwarded-For` (after any the client sent), as a load balancer does. */
+  forwardFor: boolean
   readonly close: () => Promise<void>
 }
 
@@ -32,8 +35,12 @@ export const startRoundRobinProxy = (hosts: ReadonlyArray<string>, port = 0): Pr
           const index = next++ % hosts.length
           const target = new URL(hosts[index]!)
           dispatched.push(index)
+          const sent = req.headers["x-forwarded-for"]
+          const headers = proxy.forwardFor
+            ? { ...req.headers, "x-forwarded-for": [sent, req.socket.remoteAddress].filter(Boolean).join(", ") }
+            : req.headers
           const upstream = request(
-            { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, localAddress: proxy.from, agent: false },
+            { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, localAddress: proxy.from, agent: false },
             (answer) => {
               routed.push(index)
               res.writeHead(answer.statusCode ?? 502, answer.headers)
@@ -56,6 +63,7 @@ export const startRoundRobinProxy = (hosts: ReadonlyArray<string>, port = 0): Pr
       routed,
       dispatched,
       from: "127.0.0.1",
+      forwardFor: false,
       close: () => new Promise((done) => {
         server.closeAllConnections()
         server.close(() => done())

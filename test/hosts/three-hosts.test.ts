@@ -7,6 +7,8 @@
  * - a reprice on A is served by B and C (latency printed, p50/p99 over many writes), also after every host's
  *   listening connection was killed (the write made while they were deaf included);
  * - the payment-attempt limit (60 a minute per client address) admits 60 across all three hosts, not 3 × 60;
+ *   also behind a balancer that appends X-Forwarded-For (TRUSTED_PROXIES): 60 per buyer, whatever
+ *   X-Forwarded-For the buyer sends itself;
  * - 50 concurrent copies of one payment spread over the hosts: one settle, one sale, one webhook delivery;
  * - a host killed (SIGKILL) mid-purchase: the buyer's retry with its payment-identifier, through the proxy
  *   to another host, gets the goods, and there is one sale;
@@ -16,6 +18,7 @@
  * - the hosts left stop cleanly on SIGTERM.
  */
 import { mkdtemp, rm } from "node:fs/promises"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -66,6 +69,20 @@ const signedPayment = (checkoutUrl: string) =>
     return { header: b64(signature), transaction: transactionOf({ paymentPayload: signature }), nonce: authorization.nonce, from: authorization.from }
   })
 
+/** The address the proxy connects from when it acts as a load balancer that appends X-Forwarded-For. */
+const BALANCER = "127.0.0.9"
+
+/** A payment attempt made from `localAddress` (one buyer behind the balancer), with headers of its own: the status. */
+const payFrom = (url: string, header: string, localAddress: string, headers: Record<string, string> = {}) =>
+  new Promise<number>((resolve) => {
+    const req = httpRequest(url, { localAddress, agent: false, headers: { "payment-signature": header, ...headers } }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode ?? 0))
+    })
+    req.on("error", () => resolve(0))
+    req.end()
+  })
+
 const payOnce = (url: string, header: string) =>
   fetch(url, { headers: { "payment-signature": header }, signal: AbortSignal.timeout(60_000) }).then(
     async (res) => ({ status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) }),
@@ -103,7 +120,9 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
         BASE_RPC_URL: rpc.baseUrl,
         SOLANA_RPC_URL: rpc.solanaUrl,
         RESPONSE_CACHE_MS: "60000",
-        PUBLIC_PAGES_PER_MINUTE: "0"
+        PUBLIC_PAGES_PER_MINUTE: "0",
+        // The balancer's address when it forwards (step 3b); the other steps reach the hosts from other addresses.
+        TRUSTED_PROXIES: BALANCER
       })
       const hosts: Array<ServerProcess> = yield* Effect.all(
         ["a", "b", "c"].map((name, i) => startServer(env(name), ports[i]!, 240_000)),
@@ -169,6 +188,24 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       expect(spreadJunk.size).toBe(3)
       expect(admitted.every((r) => r.status === 402)).toBe(true)
       expect(admitted.length).toBe(60)
+      expect(facilitator.calls.length).toBe(0)
+
+      // 3b. Behind a balancer that appends X-Forwarded-For (TRUSTED_PROXIES names it): each buyer's own address
+      // is limited across the hosts, not the balancer's, and a buyer who sends an X-Forwarded-For of its own
+      // (a fresh address per request) does not get past its limit with it.
+      proxy.from = BALANCER
+      proxy.forwardFor = true
+      const firstForwarded = proxy.dispatched.length
+      const behind = yield* Effect.forEach(["127.0.2.1", "127.0.2.2"], (buyer) =>
+        Effect.forEach(Array.from({ length: 70 }), (_, i) =>
+          Effect.promise(() => payFrom(checkoutUrl, forged, buyer, buyer.endsWith(".2") ? { "x-forwarded-for": `203.0.113.${i + 1}` } : {})), { concurrency: 6 }))
+      expect(new Set(proxy.dispatched.slice(firstForwarded)).size).toBe(3)
+      console.log(`behind a balancer: buyer 1 had ${behind[0]!.filter((st) => st === 402).length} attempts admitted, buyer 2 (spoofing X-Forwarded-For) ${behind[1]!.filter((st) => st === 402).length}, of 70 each`)
+      for (const answers of behind) {
+        expect(answers.filter((st) => st === 402).length).toBe(60)
+        expect(answers.filter((st) => st === 429).length).toBe(10)
+      }
+      proxy.forwardFor = false
       expect(facilitator.calls.length).toBe(0)
 
       // 4. 50 concurrent copies of one payment, spread over the hosts: one settle, one sale, one webhook.
