@@ -328,7 +328,7 @@ const main = async () => {
     console.log(`     (2 s) and after every write; express+x402 ~${fmt(median(theirsCpu))} µs; 1.5x express+x402 needs <= ~${fmt(median(theirsCpu) / CHALLENGE_TARGET)} µs`)
 
     const sigMs = await signatureCheckCost(TEST_NETWORK, requirement)
-    console.log(`  one EIP-712 signature check (viem hashTypedData + libsecp256k1 recovery as WebAssembly): ${ms(sigMs)} of CPU`)
+    console.log(`  one EIP-712 signature check (the EIP-712 digest + libsecp256k1 recovery, native where it loads): ${ms(sigMs)} of CPU`)
     console.log(`    (settle reuses the verdict verify reached, so one check per purchase: at most ~${fmt(1000 / sigMs)} purchases/s from it alone on one event loop)`)
     for (const phase of [twin, live1, live0]) {
       const cpuPer = phase.server.cpuMs / Math.max(1, phase.stats.ok)
