@@ -178,7 +178,10 @@ export const makeFacilitatorHttp = (
     // `/supported` is read rarely (once per process, when a Solana offer is first made): @x402/core's client.
     const reader = new HTTPFacilitatorClient({ url, timeoutMs: t.supportedMs })
     const ask = (operation: "verify" | "settle", timeoutMs: number, payment: SubmittedPayment, requirement: PaymentRequirement) =>
-      post(`${base}/${operation}`, wireBody(payment, requirement), timeoutMs).pipe(
+      // A verify may be sent twice (it moves nothing). A settle never is: should the facilitator have received
+      // the first copy, the second's refusal could mark failed a sale whose money moved, wherever the chain
+      // cannot be read (BASE_RPC_URL off); a settle without an answer stays pending instead.
+      post(`${base}/${operation}`, wireBody(payment, requirement), timeoutMs, { resendOnReset: operation === "verify" }).pipe(
         Effect.mapError(noAnswer(operation, timeoutMs)),
         Effect.withSpan(`FacilitatorHttp.${operation}`)
       )

@@ -13,6 +13,15 @@ export interface JsonAnswer {
 /** Why a POST got no answer to read: no answer within the time limit, no connection or a broken one, or an answer too large. */
 export type NoAnswer = "timeout" | "unreachable" | "too_large"
 
+/** How a POST may be repeated. */
+export interface PostOptions {
+  /**
+   * Send the request once more, on a new connection, when a kept-alive connection is reset before any answer.
+   * Only for a request whose second copy does no harm should the server have received the first (a verify).
+   */
+  readonly resendOnReset: boolean
+}
+
 /** Answers larger than this are not read: a verify or settle answer is a few hundred bytes. */
 export const MAX_ANSWER_BYTES = 1 << 20
 
@@ -29,7 +38,7 @@ const MAX_REDIRECTS = 3
 export const makeJsonPoster = () => {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
 
-  const post = (url: string, json: string, timeoutMs: number): Effect.Effect<JsonAnswer, NoAnswer> =>
+  const post = (url: string, json: string, timeoutMs: number, options: PostOptions): Effect.Effect<JsonAnswer, NoAnswer> =>
     Effect.async<JsonAnswer, NoAnswer>((resume) => {
       const body = Buffer.from(json, "utf8")
       let current: ClientRequest | undefined
@@ -45,7 +54,7 @@ export const makeJsonPoster = () => {
         finish(Effect.fail("timeout"))
       }, timeoutMs)
 
-      const send = (target: URL, redirects: number) => {
+      const send = (target: URL, redirects: number, resent = false) => {
         const secure = target.protocol === "https:"
         const req = (secure ? https : http).request(target, {
           method: "POST",
@@ -53,8 +62,18 @@ export const makeJsonPoster = () => {
           headers: { "content-type": "application/json", "content-length": body.length, accept: "application/json" }
         })
         current = req
-        req.on("error", () => finish(Effect.fail("unreachable")))
+        let answered = false
+        req.on("error", (e: NodeJS.ErrnoException) => {
+          // Most likely a kept-alive connection the server had just closed: the request went out on a dead
+          // socket. Sent once more on a new connection (node's documented pattern), where the caller says a
+          // second copy is harmless: the server may, rarely, have received the first.
+          if (options.resendOnReset && !answered && !resent && !done && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) {
+            return send(target, redirects, true)
+          }
+          finish(Effect.fail("unreachable"))
+        })
         req.on("response", (res: IncomingMessage) => {
+          answered = true
           const status = res.statusCode ?? 0
           const location = res.headers.location
           if ((status === 307 || status === 308) && location !== undefined && redirects < MAX_REDIRECTS) {
