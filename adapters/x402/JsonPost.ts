@@ -58,14 +58,15 @@ export const makeJsonPoster = () => {
         const secure = target.protocol === "https:"
         const req = (secure ? https : http).request(target, {
           method: "POST",
-          agent: secure ? agents.https : agents.http,
+          // A resend takes a connection of its own: the pool's other idle ones may be just as dead.
+          agent: resent ? false : secure ? agents.https : agents.http,
           headers: { "content-type": "application/json", "content-length": body.length, accept: "application/json" }
         })
         current = req
         let answered = false
         req.on("error", (e: NodeJS.ErrnoException) => {
           // Most likely a kept-alive connection the server had just closed: the request went out on a dead
-          // socket. Sent once more on a new connection (node's documented pattern), where the caller says a
+          // socket. Sent once more, on a new connection (node's documented pattern), where the caller says a
           // second copy is harmless: the server may, rarely, have received the first.
           if (options.resendOnReset && !answered && !resent && !done && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) {
             return send(target, redirects, true)

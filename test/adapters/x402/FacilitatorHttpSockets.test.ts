@@ -59,6 +59,19 @@ describe("FacilitatorHttp on a kept-alive connection that is reset", () => {
       expect(seen).toEqual(["/x402/verify", "/x402/verify", "/x402/verify"])
     }))
 
+  it.effect("the resend takes a connection of its own, not another pooled one that may be as dead", () =>
+    Effect.gen(function*() {
+      seen.length = 0
+      resetSecondOnConnection = true
+      const { facilitator } = yield* makeFacilitatorHttp(url)
+      // Two at once: two kept-alive connections in the pool, each to be reset at its next request.
+      yield* Effect.all([facilitator.verify(payment, baseSepolia), facilitator.verify(payment, baseSepolia)], { concurrency: 2 })
+      const before = connections
+      expect((yield* facilitator.verify(payment, baseSepolia)).valid).toBe(true)
+      expect(seen).toHaveLength(4)
+      expect(connections - before).toBe(1)
+    }))
+
   it.effect("a settle is never sent twice: no answer, so the sale stays pending", () =>
     Effect.gen(function*() {
       seen.length = 0
