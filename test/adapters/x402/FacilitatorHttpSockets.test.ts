@@ -47,12 +47,17 @@ afterAll(() => new Promise<void>((resolve) => {
   server.close(() => resolve())
 }))
 
+/** A new client, with the server's record cleared and its resetting of second requests on or off. */
+const freshFacilitator = (resetSecond: boolean) => {
+  seen.length = 0
+  resetSecondOnConnection = resetSecond
+  return Effect.map(makeFacilitatorHttp(url), (f) => f.facilitator)
+}
+
 describe("FacilitatorHttp on a kept-alive connection that is reset", () => {
   it.effect("a verify is sent once more on a new connection and answered", () =>
     Effect.gen(function*() {
-      seen.length = 0
-      resetSecondOnConnection = true
-      const { facilitator } = yield* makeFacilitatorHttp(url)
+      const facilitator = yield* freshFacilitator(true)
       expect((yield* facilitator.verify(payment, baseSepolia)).valid).toBe(true)
       // The second verify goes out on the kept-alive connection, which the server resets: sent again.
       expect((yield* facilitator.verify(payment, baseSepolia)).valid).toBe(true)
@@ -61,9 +66,7 @@ describe("FacilitatorHttp on a kept-alive connection that is reset", () => {
 
   it.effect("the resend takes a connection of its own, not another pooled one that may be as dead", () =>
     Effect.gen(function*() {
-      seen.length = 0
-      resetSecondOnConnection = true
-      const { facilitator } = yield* makeFacilitatorHttp(url)
+      const facilitator = yield* freshFacilitator(true)
       // Two at once: two kept-alive connections in the pool, each to be reset at its next request.
       yield* Effect.all([facilitator.verify(payment, baseSepolia), facilitator.verify(payment, baseSepolia)], { concurrency: 2 })
       const before = connections
@@ -74,9 +77,7 @@ describe("FacilitatorHttp on a kept-alive connection that is reset", () => {
 
   it.effect("a settle is never sent twice: no answer, so the sale stays pending", () =>
     Effect.gen(function*() {
-      seen.length = 0
-      resetSecondOnConnection = true
-      const { facilitator } = yield* makeFacilitatorHttp(url)
+      const facilitator = yield* freshFacilitator(true)
       expect((yield* facilitator.settle(payment, baseSepolia)).transaction).toBe(TX)
       const e = yield* Effect.flip(facilitator.settle(payment, baseSepolia))
       expect(e).toMatchObject({ _tag: "FacilitatorError", reason: "unreachable" })
@@ -85,10 +86,8 @@ describe("FacilitatorHttp on a kept-alive connection that is reset", () => {
 
   it.effect("without a reset, one connection carries every call", () =>
     Effect.gen(function*() {
-      seen.length = 0
-      resetSecondOnConnection = false
       const before = connections
-      const { facilitator } = yield* makeFacilitatorHttp(url)
+      const facilitator = yield* freshFacilitator(false)
       for (let i = 0; i < 3; i++) expect((yield* facilitator.verify(payment, baseSepolia)).valid).toBe(true)
       expect((yield* facilitator.settle(payment, baseSepolia)).success).toBe(true)
       expect(seen).toEqual(["/x402/verify", "/x402/verify", "/x402/verify", "/x402/settle"])
