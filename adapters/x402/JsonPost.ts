@@ -23,7 +23,7 @@ export interface PostOptions {
 }
 
 /** Answers larger than this are not read: a verify or settle answer is a few hundred bytes. */
-export const MAX_ANSWER_BYTES = 1 << 20
+const MAX_ANSWER_BYTES = 1 << 20
 
 /** Redirects that keep the method and body (307, 308) are followed this many times; others are answers. */
 const MAX_REDIRECTS = 3
