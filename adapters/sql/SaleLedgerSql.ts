@@ -2,10 +2,11 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId, SaleId } from "../../domain/Ids.js"
 import type { Sale, SaleStatus } from "../../domain/Sale.js"
+import type { WebhookEvent } from "../../domain/WebhookEvent.js"
 import type { Chain } from "../../domain/Wallet.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow } from "./SaleRow.js"
-import { WebhookEventFromRow } from "./WebhookEventRow.js"
+import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow, saleToRow } from "./SaleRow.js"
+import { webhookEventToRow } from "./WebhookEventRow.js"
 
 /** The SaleLedger on PostgreSQL (or PGlite); one sale per payment key, enforced by a unique constraint. */
 export const SaleLedgerSql = Layer.effect(
@@ -13,13 +14,14 @@ export const SaleLedgerSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Empty when a sale with the same payment key exists (the unique constraint decides, not a pre-check). */
-    const insertIfNew = SqlSchema.findOne({
-      Request: SaleFromRow,
-      Result: SaleFromRow,
-      execute: (row) =>
-        sql`INSERT INTO sales ${sql.insert(row)} ON CONFLICT (payment_key) DO NOTHING RETURNING *`
-    })
+    /**
+     * False when a sale with the same payment key exists (the unique constraint decides, not a pre-check).
+     * What was inserted is the sale itself, so only its id comes back.
+     */
+    const insertIfNew = (sale: Sale) =>
+      sql<{ id: string }>`INSERT INTO sales ${sql.insert(saleToRow(sale))} ON CONFLICT (payment_key) DO NOTHING RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1)
+      )
     const findByPaymentKey = SqlSchema.findOne({
       Request: Schema.String,
       Result: SaleFromRow,
@@ -64,19 +66,15 @@ export const SaleLedgerSql = Layer.effect(
                           WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
     // One statement, so atomic without a transaction. The event is inserted from the UPDATE's RETURNING: no
     // pending sale, no event. A repeated event id breaks the primary key and fails the whole statement.
-    const settle = SqlSchema.findAll({
-      Request: Schema.Struct({ sale: SaleFromRow, event: Schema.OptionFromNullOr(WebhookEventFromRow) }),
-      Result: Schema.Struct({ id: Schema.String }),
-      execute: ({ event, sale }) => {
-        const update = sql`UPDATE sales SET ${sql.update(sale, ["id"])} WHERE id = ${sale.id} AND status = 'pending'`
-        if (event === null) return sql`${update} RETURNING id`
-        const entries = Object.entries(event)
-        const columns = sql.csv(entries.map(([column]) => sql`${sql(column)}`))
-        const values = sql.csv(entries.map(([, value]) => sql`${value}`))
-        return sql`WITH settled AS (${update} RETURNING id)
-                   INSERT INTO webhook_events (${columns}) SELECT ${values} FROM settled RETURNING sale_id AS id`
-      }
-    })
+    const settle = (sale: Sale, event: Option.Option<WebhookEvent>) => {
+      const update = sql`UPDATE sales SET ${sql.update(saleToRow(sale), ["id"])} WHERE id = ${sale.id} AND status = 'pending'`
+      if (Option.isNone(event)) return sql<{ id: string }>`${update} RETURNING id`
+      const entries = Object.entries(webhookEventToRow(event.value))
+      const columns = sql.csv(entries.map(([column]) => sql`${sql(column)}`))
+      const values = sql.csv(entries.map(([, value]) => sql`${value}`))
+      return sql<{ id: string }>`WITH settled AS (${update} RETURNING id)
+                 INSERT INTO webhook_events (${columns}) SELECT ${values} FROM settled RETURNING sale_id AS id`
+    }
     const page = (
       accountId: AccountId,
       livemode: boolean | undefined,
@@ -97,11 +95,11 @@ export const SaleLedgerSql = Layer.effect(
     // statement and sees it. So of any number of concurrent callers exactly one gets `created: true`.
     const recordPending = (sale: Sale) =>
       insertIfNew(sale).pipe(
-        Effect.flatMap(Option.match({
-          onSome: (stored) => Effect.succeed({ sale: stored, created: true }),
-          onNone: () =>
-            Effect.map(Effect.flatten(findByPaymentKey(sale.paymentKey)), (stored) => ({ sale: stored, created: false }))
-        })),
+        Effect.flatMap((created) =>
+          created
+            ? Effect.succeed({ sale, created: true })
+            : Effect.map(Effect.flatten(findByPaymentKey(sale.paymentKey)), (stored) => ({ sale: stored, created: false }))
+        ),
         // The conflicting insert rolled back after all: try again.
         Effect.retry({ times: 3, while: (e) => e._tag === "NoSuchElementException" }),
         Effect.orDie
@@ -128,7 +126,7 @@ export const SaleLedgerSql = Layer.effect(
     return {
       recordPending,
       markFailed: (id, reason) => markFailed(id, reason).pipe(Effect.orDie),
-      settle: (sale, event) => settle({ sale, event }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+      settle: (sale, event) => settle(sale, event).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
       findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(Effect.orDie),
       findSettledByPayer: (query) => findSettledByPayer(query).pipe(Effect.orDie),
       listPending: ({ after, createdBefore, limit }) =>

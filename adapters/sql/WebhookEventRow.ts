@@ -16,6 +16,20 @@ export const WebhookEventRow = Schema.Struct({
   next_attempt_at: TimestampColumn
 })
 
+/** The row an event is written as: what `WebhookEventFromRow` encodes to, without re-checking the event. */
+export const webhookEventToRow = (event: WebhookEvent | typeof WebhookEvent.Encoded): typeof WebhookEventRow.Type => ({
+  id: event.id,
+  account_id: event.accountId,
+  sale_id: event.saleId,
+  body: event.body,
+  status: event.status,
+  attempts: event.attempts,
+  last_error: event.lastError,
+  created_at: event.createdAt,
+  first_attempt_at: event.firstAttemptAt,
+  next_attempt_at: event.nextAttemptAt
+})
+
 export const WebhookEventFromRow = Schema.transform(WebhookEventRow, WebhookEvent, {
   strict: true,
   decode: (row) => ({
@@ -30,16 +44,5 @@ export const WebhookEventFromRow = Schema.transform(WebhookEventRow, WebhookEven
     firstAttemptAt: row.first_attempt_at,
     nextAttemptAt: row.next_attempt_at
   }),
-  encode: (event) => ({
-    id: event.id,
-    account_id: event.accountId,
-    sale_id: event.saleId,
-    body: event.body,
-    status: event.status,
-    attempts: event.attempts,
-    last_error: event.lastError,
-    created_at: event.createdAt,
-    first_attempt_at: event.firstAttemptAt,
-    next_attempt_at: event.nextAttemptAt
-  })
+  encode: webhookEventToRow
 })
