@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark in sequence, each in its own process, its output under a heading, with
  * the machine it ran on at the top. Each script measures its own baseline in the same run.
  *
- *   npm run bench [-- --quick] [-- --only repo-page,checkout,sales-recording,archive-stream,webhook-burst,workers,catalog,lambda-cold-start,startup]
+ *   npm run bench [-- --quick] [-- --only repo-page,checkout,sales-recording,archive-stream,webhook-burst,workers,purchase-parts,catalog,lambda-cold-start,startup]
  *
  * A script that is not there (yet) is skipped and said so.
  *
@@ -52,6 +52,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "archive-stream", file: "archive-stream.ts", args: [], quickArgs: ["--mib", "128"], nodeFlags: ["--expose-gc"], timeoutSeconds: 300 },
   { name: "webhook-burst", file: "webhook-burst.ts", args: [], quickArgs: ["--n", "1000", "--timeout", "60"], nodeFlags: [], timeoutSeconds: 240 },
   { name: "workers", file: "workers.ts", args: [], quickArgs: ["--payments", "300"], nodeFlags: [], timeoutSeconds: 900 },
+  { name: "purchase-parts", file: "purchase-parts.ts", args: [], quickArgs: ["--n", "300"], nodeFlags: [], timeoutSeconds: 600 },
   { name: "catalog", file: "catalog.ts", args: [], quickArgs: ["--seconds", "3", "--samples", "20"], nodeFlags: [], timeoutSeconds: 900 },
   { name: "lambda-cold-start", file: "lambda-cold-start.ts", args: [], quickArgs: ["--runs", "1"], nodeFlags: [], timeoutSeconds: 600 },
   { name: "startup", file: "startup.ts", args: [], quickArgs: ["--rounds", "1"], nodeFlags: [], timeoutSeconds: 300 }
