@@ -26,6 +26,7 @@ import pg from "pg"
 import { runMigrations } from "../adapters/sql/Migrations.js"
 import { SaleLedgerSql } from "../adapters/sql/SaleLedgerSql.js"
 import { saleToRow } from "../adapters/sql/SaleRow.js"
+import { withOurDiscovery } from "../adapters/x402/BazaarDiscovery.js"
 import { makeFacilitatorHttp } from "../adapters/x402/FacilitatorHttp.js"
 import { requirementV2 } from "../adapters/x402/Wire.js"
 import { SaleId } from "../domain/Ids.js"
@@ -117,7 +118,12 @@ const payment: SubmittedPayment = {
 const facilitatorRows = async (url: string): Promise<ReadonlyArray<Row>> => {
   const { facilitator } = await Effect.runPromise(makeFacilitatorHttp(url))
   const reference = new HTTPFacilitatorClient({ url })
-  const body = JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirementV2(requirement) })
+  // The same bytes as our client sends: with our checkout's `bazaar` declaration in the payload.
+  const body = JSON.stringify({
+    x402Version: 2,
+    paymentPayload: withOurDiscovery(paymentPayload, { url: requirement.resource, description: requirement.description }),
+    paymentRequirements: requirementV2(requirement)
+  })
   const agent = new Agent({ keepAlive: true })
   const target = new URL(`${url}/verify`)
   const bare = () =>
