@@ -179,8 +179,9 @@ export const makeFacilitatorHttp = (
     const reader = new HTTPFacilitatorClient({ url, timeoutMs: t.supportedMs })
     const ask = (operation: "verify" | "settle", timeoutMs: number, payment: SubmittedPayment, requirement: PaymentRequirement) =>
       // A verify may be sent twice (it moves nothing). A settle never is: should the facilitator have received
-      // the first copy, the second's refusal could mark failed a sale whose money moved, wherever the chain
-      // cannot be read (BASE_RPC_URL off); a settle without an answer stays pending instead.
+      // the first copy, the second is refused while the first one's transfer may still be on its way, and a
+      // refusal the chain does not (yet) contradict fails the sale, whose money would then move all the same.
+      // A settle without an answer stays pending instead.
       post(`${base}/${operation}`, wireBody(payment, requirement), timeoutMs, { resendOnReset: operation === "verify" }).pipe(
         Effect.mapError(noAnswer(operation, timeoutMs)),
         Effect.withSpan(`FacilitatorHttp.${operation}`)
