@@ -12,8 +12,10 @@
  * Printed: purchases/s, and server CPU per purchase (utime + stime of every process of the server, from /proc),
  * which is the steadier figure on a shared machine. The load comes from this process through 64 loopback
  * source addresses (127.0.1.x), so the per-address limit (60 payment attempts a minute) is not what is measured.
+ * With `--rounds N` the two servers are measured N times each, alternately (ours, theirs, ours, …), and the
+ * summary gives the median of each: a moment of noise then moves one round, not the figure.
  *
- *   npx tsx bench/workers.ts [--payments 1200] [--concurrency 24] [--workers 1,2] [--cpu-prof DIR]
+ *   npx tsx bench/workers.ts [--payments 1200] [--concurrency 24] [--workers 1,2] [--rounds 1] [--cpu-prof DIR]
  *
  * `--cpu-prof DIR` writes a V8 CPU profile of each repomarket process to DIR (it is stopped with SIGTERM so
  * the profiles are written); open them in Chrome DevTools, or summarise with `node scripts/cpuProfileTop.mjs`.
@@ -33,24 +35,26 @@ import { request as call, signInFromLog, startServer } from "../test/restart/ser
 import { startFakeGithubServer } from "../test/support/fakeGithubServer.js"
 import { postgresProblem, postgresTestDatabaseUrl } from "../test/support/postgres.js"
 import type { WireRequirement } from "./load-client.js"
-import { BENCH_WALLET, fmt, ms, runMain, section, startLoopbackFacilitator, startWatchdog, teardown } from "./support.js"
+import { BENCH_WALLET, fmt, median, ms, runMain, section, startLoopbackFacilitator, startWatchdog, teardown } from "./support.js"
 
 const { values } = parseArgs({
   options: {
     payments: { type: "string", default: "1200" },
     concurrency: { type: "string", default: "24" },
     workers: { type: "string", default: "1,2" },
+    rounds: { type: "string", default: "1" },
     "cpu-prof": { type: "string" }
   }
 })
 const payments = Number.parseInt(values.payments, 10)
 const concurrency = Number.parseInt(values.concurrency, 10)
 const workerCounts = values.workers.split(",").map((w) => Number.parseInt(w, 10))
-if (!(payments > 0 && concurrency > 0 && workerCounts.every((w) => w >= 1 && w <= 8))) {
-  console.error("--payments and --concurrency must be positive, --workers a list of 1..8")
+const rounds = Number.parseInt(values.rounds, 10)
+if (!(payments > 0 && concurrency > 0 && workerCounts.every((w) => w >= 1 && w <= 8) && rounds >= 1 && rounds <= 9)) {
+  console.error("--payments and --concurrency must be positive, --workers a list of 1..8, --rounds 1..9")
   process.exit(2)
 }
-startWatchdog(120 + workerCounts.length * 2 * (240 + 90))
+startWatchdog(120 + workerCounts.length * rounds * 2 * (240 + 90))
 
 const ROOT = join(import.meta.dirname, "..")
 const TSX = join(ROOT, "node_modules/.bin/tsx")
@@ -171,9 +175,22 @@ const spawnPeer = async (workers: number, facilitatorUrl: string, accepted: Wire
   return { url, pgid: child.pid!, stop: () => { try { process.kill(-child.pid!, "SIGKILL") } catch { /* gone */ } } }
 }
 
+/** Each figure's median over the rounds (the statuses and counts are the rounds' sums). */
+const medianOf = (results: ReadonlyArray<Result>): Result => ({
+  perSecond: median(results.map((r) => r.perSecond)),
+  cpuPerPurchaseMs: median(results.map((r) => r.cpuPerPurchaseMs)),
+  ok: results.reduce((n, r) => n + r.ok, 0),
+  statuses: results.reduce<Record<string, number>>((all, r) => {
+    for (const [status, n] of Object.entries(r.statuses)) all[status] = (all[status] ?? 0) + n
+    return all
+  }, {}),
+  p50: median(results.map((r) => r.p50)),
+  p99: median(results.map((r) => r.p99))
+})
+
 const print = (label: string, r: Result) =>
   console.log(
-    `  ${label.padEnd(44)} ${fmt(r.perSecond).padStart(5)} purchases/s   server CPU ${ms(r.cpuPerPurchaseMs).padStart(8)}/purchase` +
+    `  ${label.padEnd(48)} ${fmt(r.perSecond).padStart(5)} purchases/s   server CPU ${ms(r.cpuPerPurchaseMs).padStart(8)}/purchase` +
       `   p50 ${ms(r.p50)}  p99 ${ms(r.p99)}   ${r.ok} ok ${JSON.stringify(r.statuses)}`
   )
 
@@ -208,19 +225,26 @@ const main = async () => {
       const peer = await spawnPeer(workers, facilitator.url, ours402.accepted)
       cleanups.push(peer.stop)
       const theirs402 = await challengeOf(peer.url)
-      const [oursHeaders, theirsHeaders] = [await signPayments(payments, ours402.accepted, ours402.resource), await signPayments(payments, theirs402.accepted, theirs402.resource)]
-      const ours = await purchase(listed.json.checkout_url, oursHeaders, server.child.pid!)
-      print(`repomarket, live checkout, ${workers} process${workers > 1 ? "es" : ""}`, ours)
-      const theirs = await purchase(peer.url, theirsHeaders, peer.pgid)
-      print(`express + @x402/express, ${workers} process${workers > 1 ? "es" : ""}`, theirs)
+      const processes = `${workers} process${workers > 1 ? "es" : ""}`
+      const ourRounds: Array<Result> = []
+      const theirRounds: Array<Result> = []
+      for (let round = 1; round <= rounds; round++) {
+        // Fresh payments every round: a nonce is spent once.
+        const [oursHeaders, theirsHeaders] = [await signPayments(payments, ours402.accepted, ours402.resource), await signPayments(payments, theirs402.accepted, theirs402.resource)]
+        const label = rounds > 1 ? `, round ${round}` : ""
+        ourRounds.push(await purchase(listed.json.checkout_url, oursHeaders, server.child.pid!))
+        print(`repomarket, live checkout, ${processes}${label}`, ourRounds.at(-1)!)
+        theirRounds.push(await purchase(peer.url, theirsHeaders, peer.pgid))
+        print(`express + @x402/express, ${processes}${label}`, theirRounds.at(-1)!)
+      }
       const sales = await Effect.runPromise(call(server.origin, "GET", "/my/sales?livemode=true", { token: session }))
-      console.log(`  sales on the ledger: ${sales.json?.sales?.length ?? "?"} (first page) — purchases ok ${ours.ok} (+ warm-up)`)
-      rows.push({ workers, ours, theirs })
+      console.log(`  sales on the ledger: ${sales.json?.sales?.length ?? "?"} (first page) — purchases ok ${ourRounds.reduce((n, r) => n + r.ok, 0)} (+ warm-up)`)
+      rows.push({ workers, ours: medianOf(ourRounds), theirs: medianOf(theirRounds) })
       peer.stop()
       if (values["cpu-prof"] === undefined) await server.kill("SIGKILL")
       else await server.stop()
     }
-    section("summary")
+    section(rounds > 1 ? `summary (median of ${rounds} rounds each)` : "summary")
     console.log("  | worker processes | repomarket purchases/s | express+x402 purchases/s | ratio | repomarket CPU/purchase | express+x402 CPU/purchase | ratio (per CPU-second) |")
     for (const { ours, theirs, workers } of rows) {
       console.log(
