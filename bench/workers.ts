@@ -11,7 +11,8 @@
  *
  * Printed: purchases/s, and server CPU per purchase (utime + stime of every process of the server, from /proc),
  * which is the steadier figure on a shared machine. The load comes from this process through 64 loopback
- * source addresses (127.0.1.x), so the per-address limit (60 payment attempts a minute) is not what is measured.
+ * source addresses (127.0.<round>.x), so the per-address limit (60 payment attempts a minute) is not what is
+ * measured.
  * With `--rounds N` the two servers are measured N times each, alternately (ours, theirs, ours, …), and the
  * summary gives the median of each: a moment of noise then moves one round, not the figure.
  *
@@ -106,10 +107,14 @@ const signPayments = async (n: number, accepted: WireRequirement, resource: unkn
   }))
 }
 
-/** One agent per loopback source address, kept alive: 64 client addresses, as many buyers would be. */
-const agents = Array.from({ length: 64 }, (_, i) => new Agent({ keepAlive: true, localAddress: `127.0.1.${i + 1}` }))
+/**
+ * One agent per loopback source address, kept alive: 64 client addresses, as many buyers would be. Each round
+ * has addresses of its own (127.0.<round>.x): a round of 3 000 payments spends ~47 of each address's 60
+ * attempts a minute, so the next round from the same addresses would be refused.
+ */
+const agentsOf = (round: number) => Array.from({ length: 64 }, (_, i) => new Agent({ keepAlive: true, localAddress: `127.0.${round}.${i + 1}` }))
 
-const buyOnce = (url: string, header: string, i: number) =>
+const buyOnce = (agents: ReadonlyArray<Agent>, url: string, header: string, i: number) =>
   new Promise<{ ok: boolean; status: number; ms: number }>((resolve) => {
     const t0 = performance.now()
     const req = request(url, { agent: agents[i % agents.length], headers: { "payment-signature": header } }, (res) => {
@@ -131,10 +136,11 @@ interface Result {
   readonly p99: number
 }
 
-const purchase = async (url: string, headers: ReadonlyArray<string>, pgid: number): Promise<Result> => {
+const purchase = async (url: string, headers: ReadonlyArray<string>, pgid: number, round: number): Promise<Result> => {
+  const agents = agentsOf(round)
   // Warm-up: a few purchases outside the measurement (JIT, pools, caches).
   const warm = Math.min(48, Math.floor(headers.length / 10))
-  for (let i = 0; i < warm; i++) await buyOnce(url, headers[i]!, i)
+  for (let i = 0; i < warm; i++) await buyOnce(agents, url, headers[i]!, i)
   const cpu0 = groupCpuMs(pgid)
   const t0 = performance.now()
   const times: Array<number> = []
@@ -144,7 +150,7 @@ const purchase = async (url: string, headers: ReadonlyArray<string>, pgid: numbe
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < headers.length) {
       const i = next++
-      const r = await buyOnce(url, headers[i]!, i)
+      const r = await buyOnce(agents, url, headers[i]!, i)
       statuses[r.status] = (statuses[r.status] ?? 0) + 1
       if (r.ok) ok++
       times.push(r.ms)
@@ -152,6 +158,7 @@ const purchase = async (url: string, headers: ReadonlyArray<string>, pgid: numbe
   }))
   const seconds = (performance.now() - t0) / 1000
   const cpuMs = groupCpuMs(pgid) - cpu0
+  for (const agent of agents) agent.destroy()
   times.sort((a, b) => a - b)
   return { perSecond: ok / seconds, cpuPerPurchaseMs: cpuMs / Math.max(1, ok), ok, statuses, p50: times[Math.floor(times.length / 2)] ?? 0, p99: times[Math.floor(times.length * 0.99)] ?? 0 }
 }
@@ -232,9 +239,9 @@ const main = async () => {
         // Fresh payments every round: a nonce is spent once.
         const [oursHeaders, theirsHeaders] = [await signPayments(payments, ours402.accepted, ours402.resource), await signPayments(payments, theirs402.accepted, theirs402.resource)]
         const label = rounds > 1 ? `, round ${round}` : ""
-        ourRounds.push(await purchase(listed.json.checkout_url, oursHeaders, server.child.pid!))
+        ourRounds.push(await purchase(listed.json.checkout_url, oursHeaders, server.child.pid!, round))
         print(`repomarket, live checkout, ${processes}${label}`, ourRounds.at(-1)!)
-        theirRounds.push(await purchase(peer.url, theirsHeaders, peer.pgid))
+        theirRounds.push(await purchase(peer.url, theirsHeaders, peer.pgid, round))
         print(`express + @x402/express, ${processes}${label}`, theirRounds.at(-1)!)
       }
       const sales = await Effect.runPromise(call(server.origin, "GET", "/my/sales?livemode=true", { token: session }))
