@@ -80,7 +80,7 @@ const verify = JSON.stringify({ isValid: true, payer: "0x${"11".repeat(20)}" })
 http.createServer((req, res) => {
   req.resume()
   req.on("end", () => res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(verify) }).end(verify))
-}).listen(Number(process.argv[1]), "127.0.0.1", () => process.send ? undefined : console.log("ready"))
+}).listen(Number(process.argv[1]), "127.0.0.1", () => console.log("ready"))
 `
 
 const requirement: PaymentRequirement = {

@@ -244,9 +244,10 @@ const main = async () => {
         theirRounds.push(await purchase(peer.url, theirsHeaders, peer.pgid, round))
         print(`express + @x402/express, ${processes}${label}`, theirRounds.at(-1)!)
       }
+      const ours = medianOf(ourRounds)
       const sales = await Effect.runPromise(call(server.origin, "GET", "/my/sales?livemode=true", { token: session }))
-      console.log(`  sales on the ledger: ${sales.json?.sales?.length ?? "?"} (first page) — purchases ok ${ourRounds.reduce((n, r) => n + r.ok, 0)} (+ warm-up)`)
-      rows.push({ workers, ours: medianOf(ourRounds), theirs: medianOf(theirRounds) })
+      console.log(`  sales on the ledger: ${sales.json?.sales?.length ?? "?"} (first page) — purchases ok ${ours.ok} (+ warm-up)`)
+      rows.push({ workers, ours, theirs: medianOf(theirRounds) })
       peer.stop()
       if (values["cpu-prof"] === undefined) await server.kill("SIGKILL")
       else await server.stop()
