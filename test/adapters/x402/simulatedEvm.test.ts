@@ -80,10 +80,14 @@ describe("FacilitatorSimulated on Base Sepolia (official @x402/evm client)", () 
   it.effect("refuses an authorization that expires within 6 seconds", () =>
     Effect.gen(function*() {
       const { buyer, req, sim } = yield* setup
-      const payment = yield* payEvm(buyer, req) // validBefore = now + maxTimeoutSeconds (300)
-      yield* TestClock.adjust("290 seconds")
+      const payment = yield* payEvm(buyer, req) // validBefore = now + maxTimeoutSeconds (300), in whole seconds
+      // From the second the client stamped it in, not from setup's clock: signing may end in the next second,
+      // which would move the expiry one second past what this test counts on.
+      const validBefore = Number((payment.payload as { authorization: { validBefore: string } }).authorization.validBefore)
+      yield* TestClock.setTime((validBefore - 300) * 1000)
+      yield* TestClock.adjust("294 seconds") // 6 seconds left: still taken
       expect(yield* reasonOf(sim, req)(payment)).toBeNull()
-      yield* TestClock.adjust("5 seconds")
+      yield* TestClock.adjust("1 second")
       expect(yield* reasonOf(sim, req)(payment)).toBe("invalid_exact_evm_payload_authorization_valid_before")
     }))
 
@@ -113,8 +117,12 @@ describe("FacilitatorSimulated on Base Sepolia (official @x402/evm client)", () 
         authorization: { ...authorization, value: `${PRICE}`, validAfter: `${now + 60n}`, validBefore: `${now + 600n}` }
       }
       const payment = submitted(req, payload)
+      // The clock from the second the window was stamped from (setup's may be a second or more before it).
+      yield* TestClock.setTime(Number(now) * 1000)
       expect(yield* reasonOf(sim, req)(payment)).toBe("invalid_exact_evm_payload_authorization_valid_after")
-      yield* TestClock.adjust("61 seconds")
+      yield* TestClock.adjust("59 seconds")
+      expect(yield* reasonOf(sim, req)(payment)).toBe("invalid_exact_evm_payload_authorization_valid_after")
+      yield* TestClock.adjust("1 second") // validAfter itself: valid from then on
       expect(yield* reasonOf(sim, req)(payment)).toBeNull()
     }))
 
