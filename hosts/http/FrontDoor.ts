@@ -9,6 +9,7 @@ import { ListingStore } from "../../ports/ListingStore.js"
 import { Transactor } from "../../ports/Transactor.js"
 import { loggablePath } from "./AccessLog.js"
 import { HostLifecycle, type Lifecycle } from "./Lifecycle.js"
+import { nameRequest, requestIdSuffix } from "./RequestId.js"
 import { prefersHtml } from "./pages/Negotiation.js"
 
 /*
@@ -131,7 +132,7 @@ export const makeFrontDoor = (options: FrontDoorOptions): FrontDoorCache => {
     hits++
     res.writeHead(entry.status, entry.headers)
     res.end(entry.body)
-    options.log?.(`${req.method} ${loggablePath(req.url ?? "")} ${entry.status} 0ms (front door)`)
+    options.log?.(`${req.method} ${loggablePath(req.url ?? "")} ${entry.status} 0ms (front door)${requestIdSuffix(req)}`)
     return true
   }
 
@@ -270,8 +271,10 @@ export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle)
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
   server.emit = ((event: string, ...args: Array<unknown>) => {
     if (event !== "request") return emit(event, ...args)
-    lifecycle?.track(args[0] as IncomingMessage, args[1] as ServerResponse)
-    return door.answer(args[0] as IncomingMessage, args[1] as ServerResponse) ? true : emit(event, ...args)
+    const [req, res] = args as [IncomingMessage, ServerResponse]
+    nameRequest(req, res)
+    lifecycle?.track(req, res)
+    return door.answer(req, res) ? true : emit(event, ...args)
   }) as Server["emit"]
   return server
 }

@@ -2,6 +2,7 @@ import { HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse 
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { loggablePath } from "./AccessLog.js"
+import { requestIdSuffix } from "./RequestId.js"
 import type { AllowedMethods } from "./RouteTable.js"
 import { databaseUnavailableProblem, isDatabaseUnavailable } from "./Unavailable.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemJson } from "./Problem.js"
@@ -163,13 +164,13 @@ export const guard = <E, R>(app: HttpApp.Default<E, R>, allowedMethods: AllowedM
           if (isDatabaseUnavailable(cause)) {
             const problem = databaseUnavailableProblem()
             return Effect.as(
-              Effect.logWarning("Database did not answer in time: 503"),
+              Effect.logWarning(`Database did not answer in time: 503${requestIdSuffix(req.source)}`),
               problemResponse(problem, { "retry-after": String(problem.retry_after_seconds) })
             )
           }
-          return Effect.as(Effect.logError("Unhandled failure", Cause.pretty(cause)), internal())
+          return Effect.as(Effect.logError(`Unhandled failure${requestIdSuffix(req.source)}`, Cause.pretty(cause)), internal())
         })
       )
-    yield* Effect.logInfo(`${req.method} ${loggablePath(req.url)} ${response.status} ${Date.now() - started}ms`)
+    yield* Effect.logInfo(`${req.method} ${loggablePath(req.url)} ${response.status} ${Date.now() - started}ms${requestIdSuffix(req.source)}`)
     return response
   }) as HttpApp.Default<never, R>

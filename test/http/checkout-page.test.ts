@@ -43,7 +43,7 @@ describe("the checkout page (a browser asking a checkout URL)", () => {
           for (const r of replies) {
             expect(r.status).toBe(402)
             expect(r.text).toBe(first!.text)
-            expect(Object.keys(r.headers).sort()).toEqual(["cache-control", "connection", "content-length", "content-type", "date", "link", "payment-required"])
+            expect(Object.keys(r.headers).sort()).toEqual(["cache-control", "connection", "content-length", "content-type", "date", "link", "payment-required", "x-request-id"])
             expect(required(r.headers["payment-required"])).toEqual(required(first!.headers["payment-required"]))
             expect(r.text).not.toMatch(/<html/i)
           }

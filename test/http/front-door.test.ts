@@ -32,9 +32,9 @@ const withoutFreshChallenge = (header: string | undefined) => {
   return JSON.stringify({ ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...required.extensions["sign-in-with-x"], info: { ...info, nonce: "<fresh>", issuedAt: "<fresh>", expirationTime: "<fresh>" } } } })
 }
 
-/** Status, headers (but the date) and body: what a client would compare. */
+/** Status, headers (but the date and the request's own id) and body: what a client would compare. */
 const shape = (reply: Reply) => {
-  const { date: _date, ...headers } = reply.headers
+  const { date: _date, "x-request-id": _id, ...headers } = reply.headers
   const required = withoutFreshChallenge(headers["payment-required"])
   return { status: reply.status, headers: required === undefined ? headers : { ...headers, "payment-required": required }, text: reply.text }
 }
