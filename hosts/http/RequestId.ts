@@ -9,30 +9,26 @@ import type { IncomingMessage, ServerResponse } from "node:http"
  */
 
 /** The response header that carries the id. */
-export const REQUEST_ID_HEADER = "x-request-id"
+const REQUEST_ID_HEADER = "x-request-id"
 
 const named = new WeakMap<object, string>()
 
 /**
  * Gives the request its id and puts it on the answer's headers before anything else writes them (node merges
- * them with the status line's headers, the front door's and the app's alike). Answers the id.
+ * them with the status line's headers, the front door's and the app's alike).
  */
-export const nameRequest = (req: IncomingMessage, res: ServerResponse): string => {
+export const nameRequest = (req: IncomingMessage, res: ServerResponse): void => {
   const id = randomUUID()
   named.set(req, id)
   res.setHeader(REQUEST_ID_HEADER, id)
-  return id
 }
 
 /**
- * The id the host gave this request (`source` is the platform request's Node `IncomingMessage`); undefined where
- * the host names none (the Lambda host: Lambda logs each invocation under its own request id).
+ * What an access-log line about this request ends with: ` id=<id>` (`source` is the Node `IncomingMessage`, as
+ * the platform request carries it), or nothing where the host names no requests (the Lambda host: Lambda logs
+ * each invocation under its own request id).
  */
-export const requestIdOf = (source: unknown): string | undefined =>
-  typeof source === "object" && source !== null ? named.get(source) : undefined
-
-/** What an access-log line ends with: ` id=<id>`, or nothing where the request has none. */
 export const requestIdSuffix = (source: unknown): string => {
-  const id = requestIdOf(source)
+  const id = typeof source === "object" && source !== null ? named.get(source) : undefined
   return id === undefined ? "" : ` id=${id}`
 }

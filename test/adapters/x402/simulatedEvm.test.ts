@@ -84,7 +84,7 @@ describe("FacilitatorSimulated on Base Sepolia (official @x402/evm client)", () 
       // From the second the client stamped it in, not from setup's clock: signing may end in the next second,
       // which would move the expiry one second past what this test counts on.
       const validBefore = Number((payment.payload as { authorization: { validBefore: string } }).authorization.validBefore)
-      yield* TestClock.setTime((validBefore - 300) * 1000)
+      yield* TestClock.setTime((validBefore - req.maxTimeoutSeconds) * 1000)
       yield* TestClock.adjust("294 seconds") // 6 seconds left: still taken
       expect(yield* reasonOf(sim, req)(payment)).toBeNull()
       yield* TestClock.adjust("1 second")
