@@ -1,5 +1,6 @@
 import { Cause, Effect, Option, Schedule } from "effect"
 import { type EventId, IdPrefix } from "../Ids.js"
+import { count, salesFailed, salesSettled } from "../Metrics.js"
 import { Sale } from "../Sale.js"
 import { WebhookEvent } from "../WebhookEvent.js"
 import { saleSettledBody } from "../rules/SaleEvent.js"
@@ -28,6 +29,9 @@ export const durably = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =
     Effect.retry({ schedule: RECORD_RETRY, while: (cause) => !Cause.isInterrupted(cause) }),
     Effect.unsandbox
   )
+
+/** A sale's metric labels: its mode and chain (fixed sets). */
+const saleLabels = (sale: Sale) => ({ livemode: String(sale.livemode), chain: sale.chain })
 
 /**
  * The end of a sale's life: pending → settled (with its `sale.settled` event queued in the same atomic
@@ -78,13 +82,17 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
           : Option.none()
         return yield* ledger.settle(settled, event)
       }))
-      return moved ? settled : yield* stored(pending)
+      if (!moved) return yield* stored(pending)
+      yield* count(salesSettled, saleLabels(settled))
+      return settled
     })
 
     /** Marks the sale failed (only while pending). Answers the sale as stored afterwards. */
     const markFailed = Effect.fn("Settlements.markFailed")(function*(pending: Sale, reason: string) {
       const moved = yield* durably(ledger.markFailed(pending.id, reason))
-      return moved ? new Sale({ ...pending, status: "failed", failureReason: reason }) : yield* stored(pending)
+      if (!moved) return yield* stored(pending)
+      yield* count(salesFailed, saleLabels(pending))
+      return new Sale({ ...pending, status: "failed", failureReason: reason })
     })
 
     /**

@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { webhookSecretAad } from "../Account.js"
 import type { Principal } from "../Credentials.js"
 import { NotFound } from "../Errors.js"
+import { count, webhookAttempts } from "../Metrics.js"
 import { type EventId, IdPrefix, type SaleId } from "../Ids.js"
 import { ATTEMPT_TIMEOUT_MS, latestEvent, WebhookEvent } from "../WebhookEvent.js"
 import { isDelivered, nextAttemptAt } from "../rules/DeliveryPolicy.js"
@@ -20,6 +21,10 @@ import { WebhookSender } from "../../ports/WebhookSender.js"
 const BATCH = 64
 /** A claim outlives the longest attempt, so no other worker takes an event that is being sent. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000
+
+/** An attempt's outcome as `repomarket_webhook_attempts_total` labels it. */
+const outcomeOf = (event: WebhookEvent): string =>
+  event.status === "pending" ? "retrying" : event.status
 
 /**
  * `sale.settled` delivery from the durable outbox: claim due events (leased, so several workers never send
@@ -40,7 +45,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
      * wins over the late outcome, so a cancelled event stays cancelled and is never sent again.
      */
     const attempt = Effect.fnUntraced(function*(event: WebhookEvent, leaseUntil: Date) {
-      const record = (outcome: WebhookEvent) => Effect.asVoid(outbox.recordAttempt(outcome, leaseUntil))
+      const record = (outcome: WebhookEvent) =>
+        Effect.flatMap(outbox.recordAttempt(outcome, leaseUntil), (recorded) =>
+          // Counted when the outcome is the event's (a removal or redelivery that won meanwhile is not).
+          recorded ? count(webhookAttempts, { outcome: outcomeOf(outcome) }) : Effect.void)
       const account = Option.getOrNull(yield* accounts.findById(event.accountId))
       if (account?.webhookUrl == null || account.webhookSecret === null) {
         // The webhook was removed after this event was queued.

@@ -26,7 +26,8 @@ import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
 import { guard } from "./Guard.js"
 import { behindTrustedProxies, TrustedProxiesConfig } from "./TrustedProxies.js"
 import { healthz } from "./Lifecycle.js"
-import { allowedMethodsOf } from "./RouteTable.js"
+import { allowedMethodsOf, routeTemplatesOf } from "./RouteTable.js"
+import { HostMetricsTag } from "./Metrics.js"
 import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
@@ -105,6 +106,9 @@ export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive
 export const guardedApp = Effect.gen(function*() {
   const router = yield* HttpApiBuilder.Router.router
   const guarded = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
+  // Where the host keeps metrics, requests are named by the route they took (never by their path).
+  const metrics = yield* Effect.serviceOption(HostMetricsTag)
+  if (Option.isSome(metrics)) metrics.value.useRoutes(routeTemplatesOf(router.routes))
   // Behind load balancers (TRUSTED_PROXIES), per-client limits count the client, not the balancer.
   const proxies = yield* TrustedProxiesConfig
   const app = Option.isSome(proxies) ? behindTrustedProxies(guarded, proxies.value) : guarded

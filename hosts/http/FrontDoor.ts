@@ -10,6 +10,7 @@ import { Transactor } from "../../ports/Transactor.js"
 import { loggablePath } from "./AccessLog.js"
 import { HostLifecycle, type Lifecycle } from "./Lifecycle.js"
 import { nameRequest, requestIdSuffix } from "./RequestId.js"
+import { type HostMetrics, HostMetricsTag } from "./Metrics.js"
 import { prefersHtml } from "./pages/Negotiation.js"
 
 /*
@@ -265,7 +266,7 @@ export const FrontDoorFollowsOtherHosts = Layer.scopedDiscard(
  * platform's handler (the one place Node lets a listener stand in front of another is `emit`). With a
  * lifecycle, every request is counted until its response closes, so a stopping host can drain.
  */
-export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle): Server => {
+export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle, metrics?: HostMetrics): Server => {
   const server = createServer()
   lifecycle?.attach(server)
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
@@ -274,7 +275,12 @@ export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle)
     const [req, res] = args as [IncomingMessage, ServerResponse]
     nameRequest(req, res)
     lifecycle?.track(req, res)
-    return door.answer(req, res) ? true : emit(event, ...args)
+    if (door.answer(req, res)) {
+      metrics?.observe(req, res, "front_door")
+      return true
+    }
+    metrics?.observe(req, res, "app")
+    return emit(event, ...args)
   }) as Server["emit"]
   return server
 }
@@ -283,7 +289,8 @@ export const serverWithFrontDoor = (door: FrontDoorCache, lifecycle?: Lifecycle)
 export const NodeServerWithFrontDoor = (options: ListenOptions) =>
   Layer.unwrapEffect(
     Effect.map(
-      Effect.all([FrontDoor, Effect.serviceOption(HostLifecycle)]),
-      ([door, lifecycle]) => NodeHttpServer.layer(() => serverWithFrontDoor(door, Option.getOrUndefined(lifecycle)), options)
+      Effect.all([FrontDoor, Effect.serviceOption(HostLifecycle), Effect.serviceOption(HostMetricsTag)]),
+      ([door, lifecycle, metrics]) =>
+        NodeHttpServer.layer(() => serverWithFrontDoor(door, Option.getOrUndefined(lifecycle), Option.getOrUndefined(metrics)), options)
     )
   )

@@ -49,3 +49,27 @@ export const allowedMethodsOf = (routes: Chunk.Chunk<HttpRouter.Route<unknown, u
     return [...methods].sort()
   }
 }
+
+/** The route a path belongs to, as the router's table writes it (`/checkout/:id`), or undefined for none. */
+export type RouteTemplateOf = (url: string) => string | undefined
+
+/**
+ * The most specific route of the table a path matches, the way the router picks it: at the first segment
+ * where two candidates differ, a static segment wins over a `:param`, and a `:param` over `*`.
+ */
+export const routeTemplatesOf = (routes: Chunk.Chunk<HttpRouter.Route<unknown, unknown>>): RouteTemplateOf => {
+  const rank = (segment: string) => (segment === "*" ? 2 : segment.startsWith(":") ? 1 : 0)
+  const table = [...new Set(Chunk.toReadonlyArray(routes).map((r) => r.path))]
+    .map((path) => ({ path, pattern: segmentsOf(path) }))
+    .sort((a, b) => {
+      for (let i = 0; i < Math.max(a.pattern.length, b.pattern.length); i++) {
+        const d = rank(a.pattern[i] ?? "") - rank(b.pattern[i] ?? "")
+        if (d !== 0) return d
+      }
+      return 0
+    })
+  return (url) => {
+    const path = segmentsOf(url.split(/[?#]/, 1)[0] ?? "")
+    return table.find((r) => matches(r.pattern, path))?.path
+  }
+}

@@ -10,6 +10,7 @@ import { FrontDoorFollowsOtherHosts, FrontDoorLive, NodeServerWithFrontDoor } fr
 import { DefaultPorts } from "./DefaultPorts.js"
 import { DrainOnShutdown, HostLifecycleLive } from "./Lifecycle.js"
 import { ReconcileWorkerLive } from "./ReconcileWorker.js"
+import { HostMetricsLive, metricsFromEnv, type MetricsSettings, serveClusterMetrics } from "./Metrics.js"
 import { LogLevelFromConfig, port } from "./Settings.js"
 
 // The Node server with its front door (repo-page JSON and 402 challenges answered from memory).
@@ -32,6 +33,7 @@ const serve = () =>
     Layer.provide(FrontDoorLive),
     Layer.provide(DefaultPorts),
     Layer.provide(HostLifecycleLive),
+    Layer.provide(HostMetricsLive(metrics)),
     Layer.provide(LogLevelFromConfig),
     Layer.launch,
     Effect.scoped,
@@ -40,12 +42,30 @@ const serve = () =>
   )
 
 let workers: number
+let metrics: MetricsSettings | null
 try {
   workers = workersFromEnv()
+  metrics = metricsFromEnv()
 } catch (e) {
   console.error((e as Error).message)
   process.exit(1)
 }
-// With WORKERS above 1 this process only supervises (Cluster.ts); each worker runs `serve`.
-if (isClusterPrimary(workers)) runPrimary(workers)
-else serve()
+// With WORKERS above 1 this process only supervises (Cluster.ts) and serves the workers' summed metrics;
+// each worker runs `serve`.
+if (isClusterPrimary(workers)) {
+  if (metrics === null) runPrimary(workers)
+  else {
+    const at = metrics
+    // Listening first: a metrics port that is taken stops start-up before any worker is forked.
+    serveClusterMetrics(at).then(
+      () => {
+        console.log(`${new Date().toISOString()} [primary ${process.pid}] metrics of all workers at http://${at.host}:${at.port}/metrics`)
+        runPrimary(workers)
+      },
+      (e: unknown) => {
+        console.error(`METRICS_PORT ${at.port} on ${at.host}: ${e instanceof Error ? e.message : String(e)}`)
+        process.exit(1)
+      }
+    )
+  }
+} else serve()

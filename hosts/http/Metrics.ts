@@ -1,0 +1,181 @@
+import cluster from "node:cluster"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { Context, Effect, Layer, Metric, MetricState } from "effect"
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client"
+import { COUNTED_FACTS } from "../../domain/Metrics.js"
+import type { RouteTemplateOf } from "./RouteTable.js"
+
+/*
+ * Prometheus metrics of the Node host, for operators running several hosts: each process counts its requests
+ * (route, method, status, whether the front door or the app answered, and how long they took), the use
+ * cases' facts (sales settled and failed, webhook attempts: domain/Metrics.ts) and Node's own (CPU, memory,
+ * event-loop delay, GC: prom-client's defaults). Served on a port of its own, off by default, bound to
+ * loopback unless told otherwise: per-host traffic and sales are the operator's, not the public's, so the
+ * public port never answers `/metrics`. With `WORKERS` above 1 the cluster's primary serves the sum over its
+ * workers (asked over the cluster's IPC channel at each scrape), so one scrape per machine sees all of it.
+ * Labels are taken from fixed sets (route templates, never paths; no ids or addresses), so no request can
+ * create a new series.
+ */
+
+/** Where `/metrics` is served: `METRICS_PORT` (off when unset) on `METRICS_HOST` (default 127.0.0.1). */
+export interface MetricsSettings {
+  readonly port: number
+  readonly host: string
+}
+
+/**
+ * `METRICS_PORT` and `METRICS_HOST` from the environment (read directly, as the cluster's primary never builds
+ * the Effect app): null when metrics are off, an Error naming the setting when a value is wrong.
+ */
+export const metricsFromEnv = (env: NodeJS.ProcessEnv = process.env): MetricsSettings | null => {
+  const raw = (env["METRICS_PORT"] ?? "").trim()
+  if (raw === "" || raw.toLowerCase() === "off") return null
+  const port = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(port >= 1 && port <= 65_535)) throw new Error(`METRICS_PORT must be a port number from 1 to 65535, or off (got ${JSON.stringify(raw)})`)
+  const publicPort = Number((env["PORT"] ?? "").trim() || "3000")
+  if (port === publicPort) throw new Error(`METRICS_PORT must differ from PORT (${publicPort}): metrics are never served on the public port`)
+  const host = (env["METRICS_HOST"] ?? "").trim() || "127.0.0.1"
+  return { port, host }
+}
+
+/** Which part of the host answered a request. */
+export type AnsweredBy = "front_door" | "app"
+
+/** One process's metrics. */
+export interface HostMetrics {
+  /** This process's registry (what `/metrics` shows, or what a worker hands its primary). */
+  readonly registry: Registry
+  /** Counts the request once its answer is done (sent, or cut off). */
+  readonly observe: (req: IncomingMessage, res: ServerResponse, answeredBy: AnsweredBy) => void
+  /** Names requests by the app's route table from now on (until then every request is `other`). */
+  readonly useRoutes: (templateOf: RouteTemplateOf) => void
+}
+
+/** The process's metrics, where the host keeps them (`METRICS_PORT` set). */
+export class HostMetricsTag extends Context.Tag("hosts/http/HostMetrics")<HostMetricsTag, HostMetrics>() {}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/** Seconds; from a front-door answer (tens of µs) to a settle the facilitator takes its time over. */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** The use cases' counters (Effect metrics) as prom-client reads a metric at each scrape. */
+const registerCountedFacts = (registry: Registry) => {
+  for (const fact of COUNTED_FACTS) {
+    const read = () => ({
+      name: fact.name,
+      help: fact.help,
+      type: "counter" as const,
+      aggregator: "sum" as const,
+      values: Metric.unsafeSnapshot().flatMap((pair) =>
+        pair.metricKey.name === fact.name && MetricState.isCounterState(pair.metricState)
+          ? [{ value: Number(pair.metricState.count), labels: Object.fromEntries(pair.metricKey.tags.map((t) => [t.key, t.value])) }]
+          : []
+      )
+    })
+    // prom-client reads any object with these members as a metric.
+    registry.registerMetric({ name: fact.name, help: fact.help, type: "counter", aggregator: "sum", get: async () => read(), reset: () => {} } as never)
+  }
+}
+
+/** A process's metrics: a registry of its own (not prom-client's global one), so embedding apps keep theirs. */
+export const makeHostMetrics = (): HostMetrics => {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  registerCountedFacts(registry)
+  const requests = new Counter({
+    name: "repomarket_http_requests_total",
+    help: "HTTP requests answered, by route template, method, status and which part answered (front_door or app).",
+    labelNames: ["route", "method", "status", "answered_by"] as const,
+    registers: [registry]
+  })
+  const durations = new Histogram({
+    name: "repomarket_http_request_duration_seconds",
+    help: "Time from a request's arrival to the end of its answer, by route template and which part answered.",
+    labelNames: ["route", "answered_by"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry]
+  })
+  let templateOf: RouteTemplateOf = () => undefined
+  return {
+    registry,
+    useRoutes: (f) => {
+      templateOf = f
+    },
+    observe: (req, res, answeredBy) => {
+      const started = performance.now()
+      res.once("close", () => {
+        const route = templateOf(req.url ?? "/") ?? "other"
+        const method = METHODS.has(req.method ?? "") ? req.method! : "other"
+        requests.inc({ route, method, status: String(res.statusCode), answered_by: answeredBy })
+        durations.observe({ route, answered_by: answeredBy }, (performance.now() - started) / 1000)
+      })
+    }
+  }
+}
+
+/** What `/metrics` answers: the text and its content type. */
+type Exposition = () => Promise<{ readonly body: string; readonly contentType: string }>
+
+/** The metrics listener: `GET /metrics` (and HEAD) only. Resolves once it listens. */
+export const listenForScrapes = (settings: MetricsSettings, expose: Exposition): Promise<Server> => {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0]
+    if (path !== "/metrics") return void res.writeHead(404, { "content-type": "text/plain" }).end("Not found: metrics are at /metrics\n")
+    if (req.method !== "GET" && req.method !== "HEAD") return void res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("Method not allowed\n")
+    expose().then(
+      ({ body, contentType }) => res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(req.method === "HEAD" ? undefined : body),
+      (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`Metrics could not be gathered: ${e instanceof Error ? e.message : String(e)}\n`)
+    )
+  })
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(settings.port, settings.host, () => {
+      server.off("error", reject)
+      resolve(server)
+    })
+  })
+}
+
+/**
+ * The cluster primary's `/metrics`: the sum over the workers (counters and histograms added up; Node's gauges
+ * as prom-client's defaults aggregate them). Returns once listening; errors (port taken) reject.
+ */
+export const serveClusterMetrics = (settings: MetricsSettings): Promise<Server> => {
+  const aggregator = new AggregatorRegistry()
+  return listenForScrapes(settings, async () => ({ body: await aggregator.clusterMetrics(), contentType: aggregator.contentType }))
+}
+
+/**
+ * A server process's metrics (`METRICS_PORT` set): provides HostMetricsTag, and either serves `/metrics`
+ * itself (one process) or answers its cluster primary's requests (a worker). Off: provides nothing.
+ */
+export const HostMetricsLive = (settings: MetricsSettings | null): Layer.Layer<never> | Layer.Layer<HostMetricsTag> => {
+  if (settings === null) return Layer.empty
+  return Layer.scoped(
+    HostMetricsTag,
+    Effect.gen(function*() {
+      const metrics = makeHostMetrics()
+      if (cluster.isWorker) {
+        // Answers the primary's scrape requests (prom-client's cluster protocol) with this registry.
+        AggregatorRegistry.setRegistries([metrics.registry])
+        void new AggregatorRegistry()
+      } else {
+        yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: () => listenForScrapes(settings, async () => ({ body: await metrics.registry.metrics(), contentType: metrics.registry.contentType })),
+            catch: (e) => new Error(`METRICS_PORT ${settings.port} on ${settings.host}: ${e instanceof Error ? e.message : String(e)}`)
+          }),
+          (server) =>
+            Effect.async<void>((resume) => {
+              server.close(() => resume(Effect.void))
+              // A scraper's kept-alive connection would hold the close until it times out.
+              server.closeAllConnections()
+            })
+        ).pipe(Effect.orDie)
+        yield* Effect.logInfo(`Metrics at http://${settings.host}:${settings.port}/metrics`)
+      }
+      return metrics
+    })
+  )
+}
