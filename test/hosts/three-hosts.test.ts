@@ -9,7 +9,8 @@
  * - the payment-attempt limit (60 a minute per client address) admits 60 across all three hosts, not 3 × 60;
  *   also behind a balancer that appends X-Forwarded-For (TRUSTED_PROXIES): 60 per buyer, whatever
  *   X-Forwarded-For the buyer sends itself;
- * - 50 concurrent copies of one payment spread over the hosts: one settle, one sale, one webhook delivery;
+ * - 50 concurrent copies of one payment spread over the hosts: one settle, one sale, one webhook delivery, and
+ *   the hosts' metrics (METRICS_PORT) summed count one settled sale and one delivery;
  * - a host killed (SIGKILL) mid-purchase: the buyer's retry with its payment-identifier, through the proxy
  *   to another host, gets the goods, and there is one sale;
  * - a host killed after it asked the facilitator to settle (the transfer lands on the chain, the answer never
@@ -105,10 +106,11 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       const facilitator = yield* Effect.acquireRelease(Effect.promise(() => startFakeFacilitator()), (f) => Effect.promise(() => f.close()))
       const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
       const rpc = yield* Effect.acquireRelease(Effect.promise(() => startChainRpcServer()), (r) => Effect.promise(() => r.close()))
-      const ports = yield* Effect.promise(() => Promise.all([closedPort(), closedPort(), closedPort(), closedPort()]))
+      // The three hosts' ports, the proxy's, and the three hosts' metrics ports.
+      const ports = yield* Effect.promise(() => Promise.all(Array.from({ length: 7 }, () => closedPort())))
       const origins = ports.slice(0, 3).map((p) => `http://127.0.0.1:${p}`)
       const proxy = yield* Effect.acquireRelease(Effect.promise(() => startRoundRobinProxy(origins, ports[3])), (p) => Effect.promise(() => p.close()))
-      const env = (name: string) => ({
+      const env = (name: string, i: number) => ({
         TMPDIR: dir,
         DATA_DIR: join(dir, name),
         DATABASE_URL: databaseUrl,
@@ -122,10 +124,11 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
         RESPONSE_CACHE_MS: "60000",
         PUBLIC_PAGES_PER_MINUTE: "0",
         // The balancer's address when it forwards (step 3b); the other steps reach the hosts from other addresses.
-        TRUSTED_PROXIES: BALANCER
+        TRUSTED_PROXIES: BALANCER,
+        METRICS_PORT: String(ports[4 + i])
       })
       const hosts: Array<ServerProcess> = yield* Effect.all(
-        ["a", "b", "c"].map((name, i) => startServer(env(name), ports[i]!, 240_000)),
+        ["a", "b", "c"].map((name, i) => startServer(env(name, i), ports[i]!, 240_000)),
         { concurrency: "unbounded" }
       )
       const [A, B, C] = hosts as [ServerProcess, ServerProcess, ServerProcess]
@@ -228,6 +231,19 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       expect(receiver.arrivals.length).toBe(1)
       const sales = (yield* request(B.origin, "GET", "/my/sales", { token: key })).json.sales
       expect(sales.map((s: any) => s.transaction)).toEqual([payment.transaction])
+      // Each host's metrics count what that host did: summed over the three, one sale and one delivery.
+      const summed = (series: string) =>
+        Effect.promise(async () => {
+          let total = 0
+          for (const metricsPort of ports.slice(4)) {
+            const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+            const line = text.split("\n").find((l) => l.startsWith(`${series} `))
+            total += line === undefined ? 0 : Number(line.slice(series.length + 1))
+          }
+          return total
+        })
+      expect(yield* summed(`repomarket_sales_settled_total{livemode="true",chain="base"}`)).toBe(1)
+      expect(yield* summed(`repomarket_webhook_attempts_total{outcome="delivered"}`)).toBe(1)
 
       // 5. A host killed mid-purchase (its verify held at the facilitator): the buyer's retry with the same
       // payment and payment-identifier goes through the proxy to another host and gets the goods.
