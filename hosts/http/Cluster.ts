@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster"
 import { availableParallelism } from "node:os"
+import { type LogFormat, primaryLine } from "./LogFormat.js"
 
 /*
  * `WORKERS`: how many server processes `npm start` runs on one port (node:cluster; the primary only supervises).
@@ -19,7 +20,6 @@ export const workersFromEnv = (env: NodeJS.ProcessEnv = process.env): number => 
   return n
 }
 
-const log = (message: string) => console.log(`${new Date().toISOString()} [primary ${process.pid}] ${message}`)
 
 /**
  * The cluster's primary: forks `count` workers (each runs the whole server: app, front door, webhook and
@@ -28,7 +28,8 @@ const log = (message: string) => console.log(`${new Date().toISOString()} [prima
  * gone. A worker that exits before it ever listened (a bad setting, no database) stops the whole cluster with
  * its exit code: replacing it would fail the same way.
  */
-export const runPrimary = (count: number): void => {
+export const runPrimary = (count: number, format: LogFormat = "pretty"): void => {
+  const log = (message: string) => console.log(primaryLine(format, message))
   let stopping = false
   const listened = new WeakSet<Worker>()
   const fork = () => cluster.fork()

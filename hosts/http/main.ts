@@ -10,6 +10,7 @@ import { FrontDoorFollowsOtherHosts, FrontDoorLive, NodeServerWithFrontDoor } fr
 import { DefaultPorts } from "./DefaultPorts.js"
 import { DrainOnShutdown, HostLifecycleLive } from "./Lifecycle.js"
 import { ReconcileWorkerLive } from "./ReconcileWorker.js"
+import { type LogFormat, LogFormatLive, logFormatFromEnv, primaryLine } from "./LogFormat.js"
 import { HostMetricsLive, metricsFromEnv, type MetricsSettings, serveClusterMetrics } from "./Metrics.js"
 import { LogLevelFromConfig, port } from "./Settings.js"
 
@@ -38,14 +39,18 @@ const serve = () =>
     Layer.launch,
     Effect.scoped,
     Effect.tapErrorCause(Effect.logError),
-    NodeRuntime.runMain
+    // Outermost, so that a start-up failure is written in the chosen format too.
+    Effect.provide(LogFormatLive(logFormat)),
+    (program) => NodeRuntime.runMain(program, { disablePrettyLogger: logFormat === "json" })
   )
 
 let workers: number
 let metrics: MetricsSettings | null
+let logFormat: LogFormat
 try {
   workers = workersFromEnv()
   metrics = metricsFromEnv()
+  logFormat = logFormatFromEnv()
 } catch (e) {
   console.error((e as Error).message)
   process.exit(1)
@@ -53,14 +58,14 @@ try {
 // With WORKERS above 1 this process only supervises (Cluster.ts) and serves the workers' summed metrics;
 // each worker runs `serve`.
 if (isClusterPrimary(workers)) {
-  if (metrics === null) runPrimary(workers)
+  if (metrics === null) runPrimary(workers, logFormat)
   else {
     const at = metrics
     // Listening first: a metrics port that is taken stops start-up before any worker is forked.
     serveClusterMetrics(at).then(
       () => {
-        console.log(`${new Date().toISOString()} [primary ${process.pid}] metrics of all workers at http://${at.host}:${at.port}/metrics`)
-        runPrimary(workers)
+        console.log(primaryLine(logFormat, `metrics of all workers at http://${at.host}:${at.port}/metrics`))
+        runPrimary(workers, logFormat)
       },
       (e: unknown) => {
         console.error(`METRICS_PORT ${at.port} on ${at.host}: ${e instanceof Error ? e.message : String(e)}`)

@@ -9,16 +9,14 @@
  * - settings that are wrong stop start-up with a message naming them;
  * - `WORKERS=2` on PostgreSQL: the cluster's primary serves the sum over both workers.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
-import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { closedPort } from "../faults/fakeFacilitator.js"
-import { request, signInFromLog, startServer } from "../restart/serverProcess.js"
+import { exitOf, getOnNewConnection, request, signInFromLog, startServer } from "../restart/serverProcess.js"
 import { BASE_WALLET } from "../support/app.js"
 import { startFakeGithubServer } from "../support/fakeGithubServer.js"
 import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
@@ -27,7 +25,6 @@ import { startReceiver } from "../webhooks/receiver.js"
 
 const WIDGET = { owner: "Octo-Org", name: "Widget", files: { "README.md": "# Widget\n", "src/index.ts": "export const widget = 1\n" } }
 const SECRET_KEYS = `metrics:${Buffer.alloc(32, 7).toString("base64")}`
-const ROOT = join(import.meta.dirname, "../..")
 
 /** The samples of a Prometheus text exposition: `name{labels}` → value. */
 const samplesOf = (text: string): Map<string, number> =>
@@ -48,41 +45,10 @@ const valueOf = (text: string, series: string) => samplesOf(text).get(series) ??
 const requestsSeries = (route: string, method: string, status: number, answeredBy: "app" | "front_door") =>
   `repomarket_http_requests_total{route="${route}",method="${method}",status="${status}",answered_by="${answeredBy}"}`
 
-/** A GET on a fresh connection (so that a cluster's primary hands each to the next worker). */
-const getOnNewConnection = (url: string) =>
-  new Promise<number>((resolve, reject) => {
-    const req = httpRequest(url, { agent: false, headers: { connection: "close" } }, (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-    })
-    req.on("error", reject)
-    req.end()
-  })
-
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "repomarket-metrics-"))),
   (d) => Effect.promise(() => rm(d, { recursive: true, force: true }))
 )
-
-/** Starts the server with `env` and waits for it to exit: its exit code and output (it must not start). */
-const exitOf = (env: Record<string, string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/tsx"), ["hosts/http/main.ts"], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout!.on("data", (c: Buffer) => (output += c.toString("utf8")))
-      child.stderr!.on("data", (c: Buffer) => (output += c.toString("utf8")))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, output })
-      })
-    })
-  )
 
 describe("metrics (METRICS_PORT)", () => {
   it.scopedLive("count requests by route, settled sales and webhook attempts, on a port of their own", () =>

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { Effect } from "effect"
 
@@ -177,4 +178,35 @@ export const signInFromLog = (server: ServerProcess, email: string) =>
     const verified = yield* request(server.origin, "POST", "/auth/verify", { body: { token } })
     if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${verified.text}`)
     return verified.json.access_token as string
+  })
+
+/** Starts the server with `env` and waits for it to exit (a server that must refuse to start): its exit code and output. */
+export const exitOf = (env: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child: ChildProcess = spawn(TSX, ["hosts/http/main.ts"], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout!.on("data", (c: Buffer) => (output += c.toString("utf8")))
+      child.stderr!.on("data", (c: Buffer) => (output += c.toString("utf8")))
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      child.on("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, output })
+      })
+    })
+  )
+
+/** A GET on a fresh connection (so that a cluster's primary hands each to the next worker). */
+export const getOnNewConnection = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { connection: "close" } }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode ?? 0))
+    })
+    req.on("error", reject)
+    req.end()
   })
