@@ -20,7 +20,6 @@ export const workersFromEnv = (env: NodeJS.ProcessEnv = process.env): number => 
   return n
 }
 
-
 /**
  * The cluster's primary: forks `count` workers (each runs the whole server: app, front door, webhook and
  * reconcile workers), replaces one that dies unexpectedly (after a pause, so a crash loop does not spin),
