@@ -10,7 +10,7 @@ import { Transactor } from "../../ports/Transactor.js"
 import { loggablePath } from "./AccessLog.js"
 import { HostLifecycle, type Lifecycle } from "./Lifecycle.js"
 import { nameRequest, requestIdSuffix } from "./RequestId.js"
-import { type HostMetrics, HostMetricsTag } from "./Metrics.js"
+import { type HostMetrics, HostMetricsTag } from "./HostMetrics.js"
 import { prefersHtml } from "./pages/Negotiation.js"
 
 /*

@@ -1,8 +1,9 @@
 import cluster from "node:cluster"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { Context, Effect, Layer, Metric, MetricState } from "effect"
+import { Effect, Layer, Metric, MetricState } from "effect"
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client"
 import { COUNTED_FACTS } from "../../domain/Metrics.js"
+import { type HostMetrics, HostMetricsTag } from "./HostMetrics.js"
 import type { RouteTemplateOf } from "./RouteTable.js"
 
 /*
@@ -37,22 +38,6 @@ export const metricsFromEnv = (env: NodeJS.ProcessEnv = process.env): MetricsSet
   const host = (env["METRICS_HOST"] ?? "").trim() || "127.0.0.1"
   return { port, host }
 }
-
-/** Which part of the host answered a request. */
-export type AnsweredBy = "front_door" | "app"
-
-/** One process's metrics. */
-export interface HostMetrics {
-  /** This process's registry (what `/metrics` shows, or what a worker hands its primary). */
-  readonly registry: Registry
-  /** Counts the request once its answer is done (sent, or cut off). */
-  readonly observe: (req: IncomingMessage, res: ServerResponse, answeredBy: AnsweredBy) => void
-  /** Names requests by the app's route table from now on (until then every request is `other`). */
-  readonly useRoutes: (templateOf: RouteTemplateOf) => void
-}
-
-/** The process's metrics, where the host keeps them (`METRICS_PORT` set). */
-export class HostMetricsTag extends Context.Tag("hosts/http/HostMetrics")<HostMetricsTag, HostMetrics>() {}
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
