@@ -62,6 +62,15 @@ describe("what each entry point pulls in", () => {
     expect(ours.sort()).toEqual(["adapters/webhook/Signature.ts", "entry/webhooks.ts"])
   }, 60_000)
 
+  it("the Lambda handlers carry no prom-client (metrics are the Node host's), which the Node host's entry does", async () => {
+    for (const entry of ["hosts/lambda/handler.ts", "hosts/lambda/streaming.ts"]) {
+      const { packages } = await bundle(entry, "node")
+      expect(packages).toContain("effect")
+      expect(packages.filter((p) => p === "prom-client" || p === "tdigest")).toEqual([])
+    }
+    expect((await bundle("hosts/http/main.ts", "node")).packages).toContain("prom-client")
+  }, 240_000)
+
   it("the checks above can fail: the HTTP entry pulls in Node built-ins and adapters", async () => {
     const { bare, ours } = await bundle("entry/http.ts", "node")
     expect(bare.filter(isBuiltin)).toContain("node:http")
