@@ -8,7 +8,13 @@
  *     the SaleLedger adapter (adapters/sql/SaleLedgerSql.ts);
  *   - one facilitator verify: a bare `http.request`, our client (adapters/x402/FacilitatorHttp.ts) and
  *     `@x402/core`'s `HTTPFacilitatorClient` (what `@x402/express` uses), against one loopback answerer that
- *     runs in a child process, so that its CPU is not counted.
+ *     runs in a child process, so that its CPU is not counted;
+ *   - a whole purchase's durable steps written plainly, the floor of a second purchase path outside Effect:
+ *     the payment header decoded, the attempt counted (`rate-limiter-flexible` on the pool, our table), the
+ *     checkout with its listing read, the payment key looked up, the EIP-712 signature checked (our native
+ *     check), verify and settle as bare POSTs, the pending sale inserted, the seller's account read and the
+ *     sale marked settled: the statements our adapters send, on node-postgres alone. No HTTP server, no
+ *     answer, no id lookup, no failure handling, no spans or logs: a lower bound, not a server.
  *
  * Printed: this process's CPU (user + system) per call, 24 calls in flight, and each row's ratio to the first
  * row of its part. Two rounds, alternated; read the second.
@@ -23,6 +29,12 @@ import { PgClient } from "@effect/sql-pg"
 import { HTTPFacilitatorClient } from "@x402/core/http"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
+import { RateLimiterMemory as FlexibleMemory, RateLimiterPostgres } from "rate-limiter-flexible"
+import type { Hex } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { type Eip3009Domain, parseEip3009Payment, transferWithAuthorizationTypes, verifyEip3009Signature } from "../adapters/evm/EvmPayment.js"
+import { AccountStoreSql } from "../adapters/sql/AccountStoreSql.js"
+import { ListingStoreSql } from "../adapters/sql/ListingStoreSql.js"
 import { runMigrations } from "../adapters/sql/Migrations.js"
 import { SaleLedgerSql } from "../adapters/sql/SaleLedgerSql.js"
 import { saleToRow } from "../adapters/sql/SaleRow.js"
@@ -32,9 +44,11 @@ import { requirementV2 } from "../adapters/x402/Wire.js"
 import { SaleId } from "../domain/Ids.js"
 import { Sale } from "../domain/Sale.js"
 import type { PaymentRequirement, SubmittedPayment } from "../ports/PaymentFacilitator.js"
+import { AccountStore } from "../ports/AccountStore.js"
+import { ListingStore } from "../ports/ListingStore.js"
 import { SaleLedger } from "../ports/SaleLedger.js"
 import { closedPort } from "../test/faults/fakeFacilitator.js"
-import { aSale } from "../test/support/fixtures.js"
+import { aCheckout, aListing, anAccount, aSale } from "../test/support/fixtures.js"
 import { postgresProblem, postgresTestDatabaseUrl } from "../test/support/postgres.js"
 import { BENCH_WALLET, fmt, runMain, section, startWatchdog } from "./support.js"
 
@@ -48,7 +62,8 @@ startWatchdog(600)
 const IN_FLIGHT = 24
 
 /** CPU (µs) of this process per call of `call`, `n` calls with IN_FLIGHT in flight, after a warm-up. */
-const cpuPerCall = async (call: (i: number) => Promise<unknown>, offset: number): Promise<number> => {
+const cpuPerCall = async ({ call, prepare }: Row, offset: number): Promise<number> => {
+  prepare?.(offset - 300, n + 300)
   for (let i = 0; i < 300; i++) await call(offset - 300 + i)
   const before = process.cpuUsage()
   let next = 0
@@ -62,12 +77,14 @@ const cpuPerCall = async (call: (i: number) => Promise<unknown>, offset: number)
 interface Row {
   readonly label: string
   readonly call: (i: number) => Promise<unknown>
+  /** Work for calls `from` .. `from + count - 1` done before the clock starts. */
+  readonly prepare?: (from: number, count: number) => void
 }
 
 /** Each part's rows, measured in turn; a second round repeats them (the first pays for JIT warm-up). */
 const measure = async (part: string, rows: ReadonlyArray<Row>, round: number) => {
   const results: Array<number> = []
-  for (const [k, row] of rows.entries()) results.push(await cpuPerCall(row.call, (round * rows.length + k + 1) * (n + 1000)))
+  for (const [k, row] of rows.entries()) results.push(await cpuPerCall(row, (round * rows.length + k + 1) * (n + 1000)))
   for (const [k, row] of rows.entries()) {
     console.log(`  ${part.padEnd(22)} ${row.label.padEnd(40)} ${fmt(results[k]!).padStart(5)} µs CPU per call   ${fmt(results[k]! / results[0]!, 2)}x`)
   }
@@ -143,6 +160,78 @@ const facilitatorRows = async (url: string): Promise<ReadonlyArray<Row>> => {
   ]
 }
 
+/**
+ * A purchase's durable steps on node-postgres alone, against a seeded account, listing and checkout (our
+ * adapters write them). Sale rows are built before the clock starts (a plain path would fill an object
+ * literal); 64 payments signed by viem are checked in turn (the check keeps no verdicts).
+ */
+const plainPurchaseRows = (
+  ctx: Context.Context<ListingStore | AccountStore>,
+  pool: InstanceType<typeof pg.Pool>,
+  facilitatorUrl: string,
+  saleOf: (i: number) => Sale,
+  settledOf: (sale: Sale) => Sale,
+  insert: string,
+  update: string
+) =>
+  Effect.gen(function*() {
+    const account = yield* Context.get(ctx, AccountStore).insertOrGet(anAccount())
+    const listing = aListing({ accountId: account.id })
+    yield* Effect.orDie(Context.get(ctx, ListingStore).insert(listing))
+    yield* Context.get(ctx, ListingStore).insertCheckout(aCheckout(listing))
+    const domain: Eip3009Domain = { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: BENCH_WALLET as Hex }
+    const headers = yield* Effect.promise(() =>
+      Promise.all(Array.from({ length: 64 }, async () => {
+        const buyer = privateKeyToAccount(generatePrivateKey())
+        const message = { from: buyer.address, to: requirement.payTo as Hex, value: 500_000n, validAfter: 0n, validBefore: 9_999_999_999n, nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex }
+        const signature = await buyer.signTypedData({ domain, types: transferWithAuthorizationTypes, primaryType: "TransferWithAuthorization", message })
+        const payload = { signature, authorization: { ...message, value: "500000", validAfter: "0", validBefore: "9999999999" } }
+        return Buffer.from(JSON.stringify({ ...paymentPayload, payload })).toString("base64")
+      }))
+    )
+    const limiter = new RateLimiterPostgres({
+      storeClient: pool, storeType: "pool", tableName: "rate_limits", tableCreated: true, keyPrefix: "rl",
+      points: 1_000_000_000, duration: 60, inMemoryBlockOnConsumed: 1_000_000_000,
+      insuranceLimiter: new FlexibleMemory({ points: 1_000_000_000, duration: 60, keyPrefix: "rl" })
+    })
+    const agent = new Agent({ keepAlive: true })
+    const post = (path: string, body: string) =>
+      new Promise((resolve, reject) => {
+        const req = request(`${facilitatorUrl}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+          const chunks: Array<Buffer> = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
+        })
+        req.on("error", reject)
+        req.end(body)
+      })
+    const rows = new Map<number, { readonly pending: Array<unknown>; readonly settled: Array<unknown> }>()
+    const prepare = (from: number, count: number) => {
+      rows.clear()
+      for (let i = from; i < from + count; i++) {
+        const sale = saleOf(i + 10_000_000)
+        rows.set(i, { pending: Object.values(saleToRow(sale)), settled: Object.values(saleToRow(settledOf(sale))) })
+      }
+    }
+    const checkoutSql = "SELECT c.*, l.* FROM checkouts c LEFT JOIN listings l ON l.id = c.listing_id WHERE c.id = $1"
+    const purchase = async (i: number) => {
+      const row = rows.get(i)!
+      const header = JSON.parse(Buffer.from(headers[i % headers.length]!, "base64").toString("utf8")) as typeof paymentPayload
+      await limiter.consume(`bench-plain:${i % 64}`)
+      await pool.query(checkoutSql, [listing.checkoutId])
+      await pool.query("SELECT * FROM sales WHERE payment_key = $1", [`plain:${i}`])
+      const parsed = parseEip3009Payment(header.payload)
+      if (parsed._tag !== "Right" || !(await verifyEip3009Signature(parsed.right, domain))) throw new Error("the signature did not check")
+      const body = JSON.stringify({ x402Version: 2, paymentPayload: header, paymentRequirements: header.accepted })
+      await post("/verify", body)
+      await pool.query(insert, row.pending)
+      await post("/settle", body)
+      await pool.query("SELECT * FROM accounts WHERE id = $1", [account.id])
+      await pool.query(update, row.settled)
+    }
+    return [{ label: "durable steps, node-postgres + http alone", call: purchase, prepare }]
+  })
+
 const main = async () => {
   const problem = await postgresProblem()
   if (problem !== undefined) throw new Error(`PostgreSQL is needed: ${problem}`)
@@ -155,7 +244,10 @@ const main = async () => {
     })
     await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const url = yield* postgresTestDatabaseUrl
-      const ctx = yield* Layer.build(Layer.provideMerge(SaleLedgerSql, PgClient.layer({ url: Redacted.make(url), maxConnections: 10 })))
+      const ctx = yield* Layer.build(Layer.provideMerge(
+        Layer.mergeAll(SaleLedgerSql, ListingStoreSql, AccountStoreSql),
+        PgClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+      ))
       yield* Effect.provide(runMigrations, ctx)
       const sql = Context.get(ctx, SqlClient.SqlClient)
       const ledger = Context.get(ctx, SaleLedger)
@@ -187,12 +279,14 @@ const main = async () => {
         }
       ]
       const verifyRows = yield* Effect.promise(() => facilitatorRows(`http://127.0.0.1:${port}`))
+      const plainRows = yield* plainPurchaseRows(ctx, pool, `http://127.0.0.1:${port}`, saleOf, settledOf, insert, update)
       console.log(`Purchase parts: CPU of this process per call, ${n} calls per row, ${IN_FLIGHT} in flight`)
       for (const round of [0, 1]) {
         section(`round ${round + 1}${round === 0 ? " (JIT warm-up: read round 2)" : ""}`)
         yield* Effect.promise(() => measure("PostgreSQL statement", statementRows, round))
         yield* Effect.promise(() => measure("record + settle a sale", ledgerRows, round))
         yield* Effect.promise(() => measure("facilitator verify", verifyRows, round))
+        yield* Effect.promise(() => measure("a purchase, plain", plainRows, round))
       }
     })))
   } finally {
