@@ -70,7 +70,7 @@ export const makeHostMetrics = (): HostMetrics => {
   registerCountedFacts(registry)
   const requests = new Counter({
     name: "repomarket_http_requests_total",
-    help: "HTTP requests answered, by route template, method, status and which part answered (front_door or app).",
+    help: "HTTP requests, by route template, method, status (or aborted: the connection closed before the answer ended) and which part answered (front_door or app).",
     labelNames: ["route", "method", "status", "answered_by"] as const,
     registers: [registry]
   })
@@ -92,7 +92,10 @@ export const makeHostMetrics = (): HostMetrics => {
       res.once("close", () => {
         const route = templateOf(req.url ?? "/") ?? "other"
         const method = METHODS.has(req.method ?? "") ? req.method! : "other"
-        requests.inc({ route, method, status: String(res.statusCode), answered_by: answeredBy })
+        // A connection that closed before the answer ended (the client left, or never sent all of its body)
+        // is `aborted`, not the 200 Node presets on every response.
+        const status = res.writableFinished ? String(res.statusCode) : "aborted"
+        requests.inc({ route, method, status, answered_by: answeredBy })
         durations.observe({ route, answered_by: answeredBy }, (performance.now() - started) / 1000)
       })
     }

@@ -4,12 +4,13 @@
  * - one process on its embedded database: requests counted by route template (never by path: no checkout id or
  *   repo name appears), method, status and whether the front door or the app answered; a test-twin purchase
  *   counted as one settled sale (its payment presented again adds none); the seller's webhook counted as one
- *   attempt that will be retried and one delivery; the public port never answers `/metrics`; the metrics
- *   port answers nothing else;
+ *   attempt that will be retried and one delivery; a client that leaves mid-body counted as `aborted`; the
+ *   public port never answers `/metrics`; the metrics port answers nothing else;
  * - settings that are wrong stop start-up with a message naming them;
  * - `WORKERS=2` on PostgreSQL: the cluster's primary serves the sum over both workers.
  */
 import { mkdtemp, rm } from "node:fs/promises"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -42,7 +43,7 @@ const scrape = (metricsPort: number) =>
 /** A sample's value, 0 when the series does not exist (yet). */
 const valueOf = (text: string, series: string) => samplesOf(text).get(series) ?? 0
 
-const requestsSeries = (route: string, method: string, status: number, answeredBy: "app" | "front_door") =>
+const requestsSeries = (route: string, method: string, status: number | "aborted", answeredBy: "app" | "front_door") =>
   `repomarket_http_requests_total{route="${route}",method="${method}",status="${status}",answered_by="${answeredBy}"}`
 
 const tempDir = Effect.acquireRelease(
@@ -102,6 +103,19 @@ describe("metrics (METRICS_PORT)", () => {
       expect(again.status).toBe(402)
       // The public port never serves the metrics.
       expect((yield* request(server.origin, "GET", "/metrics")).status).toBe(404)
+      // A client that leaves in the middle of its body: counted as aborted, not as the 200 Node presets.
+      yield* Effect.promise(() =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect(port, "127.0.0.1", () => {
+            socket.write("POST /repos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"host_url\":")
+            setTimeout(() => {
+              socket.destroy()
+              resolve()
+            }, 200)
+          })
+          socket.on("error", reject)
+        })
+      )
 
       // The event is delivered on the second attempt (about 5 s after the first).
       yield* Effect.promise(() => receiver.waitFor(2, 30_000))
@@ -110,7 +124,8 @@ describe("metrics (METRICS_PORT)", () => {
         // The attempt is counted once its outcome is recorded, just after the receiver answered.
         for (let i = 0; ; i++) {
           const scraped = await Effect.runPromise(scrape(metricsPort))
-          if (valueOf(scraped.text, attempts("delivered")) >= 1 || i === 50) return scraped
+          const counted = valueOf(scraped.text, attempts("delivered")) >= 1 && valueOf(scraped.text, requestsSeries("/repos", "POST", "aborted", "app")) >= 1
+          if (counted || i === 50) return scraped
           await new Promise((r) => setTimeout(r, 100))
         }
       })
@@ -121,6 +136,8 @@ describe("metrics (METRICS_PORT)", () => {
       expect(delta(attempts("delivered"))).toBe(1)
       expect(delta(attempts("failed"))).toBe(0)
       expect(delta(requestsSeries("/repos", "POST", 201, "app"))).toBe(1)
+      expect(delta(requestsSeries("/repos", "POST", "aborted", "app"))).toBe(1)
+      expect(delta(requestsSeries("/repos", "POST", 200, "app"))).toBe(0)
       expect(delta(requestsSeries("/r/:owner/:repo", "GET", 200, "app"))).toBe(1)
       expect(delta(requestsSeries("/r/:owner/:repo", "GET", 200, "front_door"))).toBe(1)
       // The 402 of the first fetch came from the front door or the app, depending on what it remembered.
