@@ -105,7 +105,10 @@ export const makeHostMetrics = (): HostMetrics => {
 /** What `/metrics` answers: the text and its content type. */
 type Exposition = () => Promise<{ readonly body: string; readonly contentType: string }>
 
-/** The metrics listener: `GET /metrics` (and HEAD) only. Resolves once it listens. */
+/**
+ * The metrics listener: `GET /metrics` (and HEAD) only. Resolves once it listens; rejects (a port taken, an
+ * address not on this machine) with an Error naming the settings.
+ */
 export const listenForScrapes = (settings: MetricsSettings, expose: Exposition): Promise<Server> => {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0]
@@ -117,9 +120,10 @@ export const listenForScrapes = (settings: MetricsSettings, expose: Exposition):
     )
   })
   return new Promise((resolve, reject) => {
-    server.once("error", reject)
+    const failed = (e: Error) => reject(new Error(`METRICS_PORT ${settings.port} on ${settings.host}: ${e.message}`))
+    server.once("error", failed)
     server.listen(settings.port, settings.host, () => {
-      server.off("error", reject)
+      server.off("error", failed)
       resolve(server)
     })
   })
@@ -152,7 +156,7 @@ export const HostMetricsLive = (settings: MetricsSettings | null): Layer.Layer<n
         yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: () => listenForScrapes(settings, async () => ({ body: await metrics.registry.metrics(), contentType: metrics.registry.contentType })),
-            catch: (e) => new Error(`METRICS_PORT ${settings.port} on ${settings.host}: ${e instanceof Error ? e.message : String(e)}`)
+            catch: (e) => e as Error
           }),
           (server) =>
             Effect.async<void>((resume) => {

@@ -68,7 +68,7 @@ if (isClusterPrimary(workers)) {
         runPrimary(workers, logFormat)
       },
       (e: unknown) => {
-        console.error(`METRICS_PORT ${at.port} on ${at.host}: ${e instanceof Error ? e.message : String(e)}`)
+        console.error((e as Error).message)
         process.exit(1)
       }
     )
