@@ -44,11 +44,32 @@ export const problemResponse = (problem: ProblemJson, headers: Record<string, st
 const tooLarge = () =>
   problemResponse(problemBody(413, "payload_too_large", "Request body too large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`))
 
+/** What the body checks found: an answer to send instead of the app's, an empty body, or a body the app may read. */
+type BodyCheck = Option.Option<HttpServerResponse.HttpServerResponse> | "empty"
+
+/**
+ * The request with an empty body read as JSON `null`, as the Node host's request reads it. A web-standard
+ * request (the Lambda handlers, the embeddable web handler) parses its text with `JSON.parse`, which throws
+ * on "", so the payload decoder met a defect (500 `internal_error`) where the Node host answers 400
+ * `invalid_request`; read as `null`, every host gives the schema's 400. Everything else reads as before.
+ */
+const emptyBodyReadsAsNull = (req: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest =>
+  new Proxy(req, {
+    get: (target, key) => {
+      if (key === "json") return Effect.succeed(null)
+      const value = Reflect.get(target, key, target)
+      // `modify` makes a new request (e.g. behind proxies); it must read an empty body the same way.
+      return key === "modify"
+        ? (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => emptyBodyReadsAsNull(target.modify(options))
+        : value
+    }
+  })
+
 /**
  * Checks a request body before any endpoint decodes it: size, media type and JSON syntax. Without this,
  * malformed JSON would reach the framework's decoder as a defect (500) instead of a 400.
  */
-const checkBody = Effect.gen(function*() {
+const checkBody: Effect.Effect<BodyCheck, never, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
   const req = yield* HttpServerRequest.HttpServerRequest
   if (!HttpMethod.hasBody(req.method)) return Option.none()
   const declared = Number(req.headers["content-length"] ?? "0")
@@ -58,7 +79,7 @@ const checkBody = Effect.gen(function*() {
   // 413. Anything larger is cut off rather than buffered.
   const text = yield* Effect.either(req.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(READ_CAP_BYTES))))
   if (text._tag === "Left" || Buffer.byteLength(text.right) > MAX_BODY_BYTES) return Option.some(tooLarge())
-  if (text.right.length === 0) return Option.none()
+  if (text.right.length === 0) return "empty" as const
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
   const path = new URL(req.url, "http://x").pathname
   if (type === "application/x-www-form-urlencoded" && isFormPath(path)) return Option.none()
@@ -147,10 +168,11 @@ export const guard = <E, R>(app: HttpApp.Default<E, R>, allowedMethods: AllowedM
   Effect.gen(function*() {
     const req = yield* HttpServerRequest.HttpServerRequest
     const started = Date.now()
-    const early = yield* checkBody
+    const checked = yield* checkBody
+    const early = checked === "empty" ? Option.none() : checked
     const response = Option.isSome(early)
       ? early.value
-      : yield* app.pipe(
+      : yield* (checked === "empty" ? Effect.updateService(app, HttpServerRequest.HttpServerRequest, emptyBodyReadsAsNull) : app).pipe(
         Effect.map(finish),
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
