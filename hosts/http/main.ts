@@ -12,6 +12,7 @@ import { DrainOnShutdown, HostLifecycleLive } from "./Lifecycle.js"
 import { ReconcileWorkerLive } from "./ReconcileWorker.js"
 import { type LogFormat, LogFormatLive, logFormatFromEnv, primaryLine } from "./LogFormat.js"
 import { HostMetricsLive, metricsFromEnv, type MetricsSettings, serveClusterMetrics } from "./Metrics.js"
+import { checkProductionSettings } from "./ProductionGuard.js"
 import { LogLevelFromConfig, port } from "./Settings.js"
 
 // The Node server with its front door (repo-page JSON and 402 challenges answered from memory).
@@ -48,6 +49,8 @@ let workers: number
 let metrics: MetricsSettings | null
 let logFormat: LogFormat
 try {
+  // First: a production start without its secrets stops here, before any database or key file is made.
+  checkProductionSettings()
   workers = workersFromEnv()
   metrics = metricsFromEnv()
   logFormat = logFormatFromEnv()
