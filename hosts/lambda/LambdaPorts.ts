@@ -5,11 +5,11 @@ import { parseSecretKeys } from "../../adapters/crypto/SecretKeys.js"
 import { CodeHostGithub } from "../../adapters/github/CodeHostGithub.js"
 import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
-import { RateLimiterMemory } from "../../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
 import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { pgClientForUrl, pgTimeoutsConfig } from "../../adapters/sql/PgClientLive.js"
+import { RateLimiterSql } from "../../adapters/sql/RateLimiterSql.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { SecretBox } from "../../ports/SecretBox.js"
@@ -72,18 +72,18 @@ export const SecretBoxFromKeys = Layer.effect(
 
 /**
  * The adapters a Lambda instance runs on: DefaultPorts' choices with the development fallbacks removed.
- * The rate limiter stays in memory, so its limits hold per instance, not per deployment (see README).
+ * Rate limits are counted in PostgreSQL (RateLimiterSql, on the instance's own pool), so every limit holds
+ * per deployment however many instances run, as on Node hosts sharing a database.
  */
 export const LambdaPortsLive = Layer.unwrapEffect(Effect.as(
   checkLambdaSettings,
   Layer.mergeAll(
-    StorageSql.pipe(Layer.provide(DatabaseFromUrl)),
+    Layer.merge(StorageSql, RateLimiterSql).pipe(Layer.provide(DatabaseFromUrl)),
     CodeHostGithub,
     CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
     ChainsLive,
     SecretBoxFromKeys,
     MailerSmtp,
-    RateLimiterMemory,
     WebhookSenderHttp,
     PublicOriginFromConfig,
     PaymentFacilitatorLive,
