@@ -88,14 +88,21 @@ export interface Settlement {
 
 /**
  * What the chain (or the facilitator) says now of a payment whose settle outcome was never heard (a settle
- * call that timed out, failed with a 5xx or lost its connection, or a host that stopped mid-settle).
- * - `Settled`: the payment moved (its authorization or transaction is on chain); the transaction if known.
+ * call that timed out, failed with a 5xx or lost its connection, a refusal, or a host that stopped mid-settle).
+ * Only evidence of the very transfer the buyer signed for this sale counts, and only once final on its chain.
+ * - `Settled`: that transfer (the sale's amount of its asset, from its payer to its `payTo`) is final on chain;
+ *   the transaction if known.
  * - `Unsettled`: it has not moved so far. It may still move until the sale's `settleBy`; after that, never.
- * - `Unknown`: nobody can tell right now (no RPC endpoint configured, or it did not answer).
+ * - `Failed`: it can never move: what the buyer signed was spent otherwise (an EIP-3009 nonce used by another
+ *   authorization of the same payer, or cancelled; a Solana transaction that failed on chain). `reason` is a
+ *   short code a buyer and a seller can read.
+ * - `Unknown`: nobody can tell right now (no RPC endpoint configured or answering, the transfer landed but is
+ *   not final yet, or its evidence is out of the searched range).
  */
 export type SettlementStatus =
   | { readonly _tag: "Settled"; readonly transaction: string | null }
   | { readonly _tag: "Unsettled" }
+  | { readonly _tag: "Failed"; readonly reason: string }
   | { readonly _tag: "Unknown"; readonly reason: string }
 
 /**

@@ -1,15 +1,19 @@
 import { Effect, Redacted } from "effect"
-import { createPublicClient, http, type Hex, isAddress, isHex, parseAbi } from "viem"
+import { createPublicClient, type Hex, http, isAddress, isHex, type Log, pad, parseAbi, toEventSelector } from "viem"
 import type { Sale } from "../../domain/Sale.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE } from "../../domain/SettlementReasons.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 
-/** The EIP-3009 members of USDC a status read needs (FiatTokenV2). */
+/** The EIP-3009 members of USDC a status read needs (FiatTokenV2), and ERC-20's `Transfer`. */
 const USDC_EIP3009 = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
-  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)"
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
+  "event Transfer(address indexed from, address indexed to, uint256 value)"
 ])
-const [, AUTHORIZATION_USED, AUTHORIZATION_CANCELED] = USDC_EIP3009
+const [, AUTHORIZATION_USED_EVENT, AUTHORIZATION_CANCELED_EVENT, TRANSFER_EVENT] = USDC_EIP3009
+const TRANSFER_TOPIC = toEventSelector(TRANSFER_EVENT)
+const AUTHORIZATION_USED_TOPIC = toEventSelector(AUTHORIZATION_USED_EVENT)
 
 /** Where and how the EIP-3009 status reader asks the chain. */
 export interface Eip3009StatusOptions {
@@ -35,12 +39,50 @@ export const authorizationOf = (sale: Sale): { readonly authorizer: Hex; readonl
 
 const unknown = (reason: string): SettlementStatus => ({ _tag: "Unknown", reason })
 
+const same = (a: string | undefined, b: string) => a !== undefined && a.toLowerCase() === b.toLowerCase()
+/** An address as an indexed event topic (left-padded to 32 bytes). */
+const topicOf = (address: Hex) => pad(address, { size: 32 })
+
 /**
- * Reads whether a Base sale's EIP-3009 authorization was used, from the USDC contract itself
- * (`authorizationState`), over JSON-RPC at `url` with viem. Used by the transfer (its `AuthorizationUsed` log
- * within the last `logBlocks` blocks) → settled with that transaction; unused, or used by the payer's
- * cancellation (`AuthorizationCanceled`) → unsettled; used with neither log found, or no answer → unknown. The URL may hold an API key: it is opened only
- * here, and no error text of viem (which quotes the URL) is ever passed on.
+ * Whether a transaction receipt's logs prove the transfer a sale was signed for: USDC's
+ * `AuthorizationUsed(payer, nonce)` followed at once by USDC's `Transfer(payer, payTo, amount)`. FiatToken
+ * emits exactly that pair, in that order, for each `transferWithAuthorization` (and `receiveWithAuthorization`):
+ * the nonce is marked used, then the signed `value` moves from `from` to `to`. Answers whether the nonce's log
+ * is in the receipt at all, and whether the transfer right after it is the sale's. Any other log after it (a
+ * `Transfer` to someone else, of another amount, another token's, or none) is a transfer the sale was not for.
+ */
+export const transferInReceipt = (
+  logs: ReadonlyArray<Pick<Log, "address" | "topics" | "data">>,
+  sale: Pick<Sale, "asset" | "payTo" | "amount">,
+  authorization: { readonly authorizer: Hex; readonly nonce: Hex }
+): "matches" | "other_transfer" | "absent" => {
+  const used = logs.findIndex((log) =>
+    same(log.address, sale.asset) && same(log.topics[0], AUTHORIZATION_USED_TOPIC) &&
+    same(log.topics[1], topicOf(authorization.authorizer)) && same(log.topics[2], authorization.nonce)
+  )
+  if (used === -1) return "absent"
+  const next = logs[used + 1]
+  const matches = next !== undefined && same(next.address, sale.asset) && next.topics.length === 3 &&
+    same(next.topics[0], TRANSFER_TOPIC) && same(next.topics[1], topicOf(authorization.authorizer)) &&
+    isAddress(sale.payTo, { strict: false }) && same(next.topics[2], topicOf(sale.payTo as Hex)) &&
+    isHex(next.data) && next.data.length === 66 && BigInt(next.data) === sale.amount
+  return matches ? "matches" : "other_transfer"
+}
+
+/**
+ * Reads what became of a Base sale's EIP-3009 authorization, from the USDC contract itself, over JSON-RPC at
+ * `url` with viem:
+ * - `authorizationState(payer, nonce)` false → unsettled (it may still settle until `validBefore`).
+ * - used, and the transaction holding its `AuthorizationUsed` log (searched over the last `logBlocks` blocks)
+ *   moved exactly the sale's amount from the payer to the sale's `payTo` (`transferInReceipt`) → settled with
+ *   that transaction; moved anything else → failed (`authorization_used_for_another_transfer`): USDC ties a
+ *   nonce to its payer only, so a payer who signed the checkout's authorization and a second one with the same
+ *   nonce to itself, and got the second on chain first, paid nothing. A cancellation (`AuthorizationCanceled`)
+ *   → failed (`authorization_canceled`).
+ * - Either only once final: the transaction's block at or below the chain's `finalized` block. Until then, and
+ *   when neither log is found or the endpoint does not answer → unknown, so the sale stays pending.
+ * The URL may hold an API key: it is opened only here, and no error text of viem (which quotes the URL) is
+ * ever passed on.
  */
 export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip3009StatusOptions) => {
   const client = createPublicClient({
@@ -54,7 +96,12 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
     )
 
   /** The transaction whose log (`AuthorizationUsed` or `AuthorizationCanceled`) marks the nonce used, newest blocks first. */
-  const transactionOf = (asset: Hex, authorizer: Hex, nonce: Hex, event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED) =>
+  const transactionOf = (
+    asset: Hex,
+    authorizer: Hex,
+    nonce: Hex,
+    event: typeof AUTHORIZATION_USED_EVENT | typeof AUTHORIZATION_CANCELED_EVENT
+  ) =>
     Effect.gen(function*() {
       const latest = yield* rpc(() => client.getBlockNumber({ cacheTime: 0 }))
       const oldest = latest > options.logBlocks ? latest - options.logBlocks + 1n : 0n
@@ -63,14 +110,18 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
         const logs = yield* rpc(() =>
           client.getLogs({ address: asset, event, args: { authorizer, nonce }, fromBlock: from, toBlock: to })
         )
-        const found = logs.find((log) => log.transactionHash !== null)
-        if (found !== undefined) return found.transactionHash as string | null
+        const found = logs.find((log) => log.transactionHash !== null && same(log.address, asset))
+        if (found !== undefined) return found.transactionHash as Hex
         if (from === oldest) break
       }
       return null
-    }).pipe(Effect.either)
+    })
 
-  return (sale: Sale): Effect.Effect<SettlementStatus> =>
+  /** Whether the block a transaction landed in is final (at or below the chain's `finalized` block). */
+  const isFinal = (block: bigint) =>
+    Effect.map(rpc(() => client.getBlock({ blockTag: "finalized", includeTransactions: false })), (finalized) => block <= finalized.number)
+
+  const read = (sale: Sale) =>
     Effect.gen(function*() {
       const authorization = authorizationOf(sale)
       if (sale.network !== options.network || authorization === null || !isAddress(sale.asset, { strict: false })) {
@@ -84,18 +135,36 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
           functionName: "authorizationState",
           args: [authorization.authorizer, authorization.nonce]
         })
-      ).pipe(Effect.either)
-      if (used._tag === "Left") return unknown("the Base RPC endpoint did not answer")
-      if (!used.right) return { _tag: "Unsettled" } as const
-      // A used nonce is not yet money moved: the payer may have cancelled the authorization
-      // (`cancelAuthorization` marks the nonce used and transfers nothing). Only the transfer's own log
-      // (`AuthorizationUsed`, emitted by the transfer the payer signed, to the payee and amount it names)
-      // settles the sale; a cancellation means it never will.
-      const transfer = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_USED)
-      if (transfer._tag === "Left") return unknown("the Base RPC endpoint did not answer the log search")
-      if (transfer.right !== null) return { _tag: "Settled", transaction: transfer.right } as const
-      const cancel = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_CANCELED)
-      if (cancel._tag === "Right" && cancel.right !== null) return { _tag: "Unsettled" } as const
+      )
+      if (!used) return { _tag: "Unsettled" } as const
+      // A used nonce is not yet this sale's money moved: the payer may have cancelled the authorization, or
+      // used the nonce for another authorization of its own (to another address, or another amount).
+      const transfer = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_USED_EVENT)
+      if (transfer !== null) {
+        const receipt = yield* rpc(() => client.getTransactionReceipt({ hash: transfer }))
+        if (receipt.status !== "success") return unknown("the transaction that used the nonce did not succeed")
+        if (!(yield* isFinal(receipt.blockNumber))) return unknown("the transfer is on chain but not final yet")
+        switch (transferInReceipt(receipt.logs, sale, authorization)) {
+          case "matches":
+            return { _tag: "Settled", transaction: transfer } as const
+          case "other_transfer":
+            return { _tag: "Failed", reason: AUTHORIZATION_USED_ELSEWHERE } as const
+          case "absent":
+            return unknown("the transaction's receipt does not hold the nonce's AuthorizationUsed log")
+        }
+      }
+      const cancel = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_CANCELED_EVENT)
+      if (cancel !== null) {
+        const receipt = yield* rpc(() => client.getTransactionReceipt({ hash: cancel }))
+        if (receipt.status !== "success") return unknown("the transaction that cancelled the nonce did not succeed")
+        if (!(yield* isFinal(receipt.blockNumber))) return unknown("the cancellation is on chain but not final yet")
+        return { _tag: "Failed", reason: AUTHORIZATION_CANCELED } as const
+      }
       return unknown("the nonce is used but neither its transfer nor a cancellation is within the searched blocks")
-    }).pipe(Effect.withSpan("Eip3009Status.read"))
+    }).pipe(
+      Effect.catchAll(() => Effect.succeed(unknown("the Base RPC endpoint did not answer"))),
+      Effect.withSpan("Eip3009Status.read")
+    )
+
+  return (sale: Sale): Effect.Effect<SettlementStatus> => read(sale)
 }

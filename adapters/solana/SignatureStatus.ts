@@ -1,6 +1,8 @@
-import { Effect, Redacted } from "effect"
+import { Effect, Either, Redacted } from "effect"
 import type { Sale } from "../../domain/Sale.js"
+import { TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
+import { associatedTokenAddress, base58, decodeSolanaPayment, paymentTransfer } from "./SolanaPayment.js"
 
 /** Where and how the Solana status reader asks the chain. */
 export interface SignatureStatusOptions {
@@ -8,11 +10,20 @@ export interface SignatureStatusOptions {
   readonly network: string
   /** Limit on each RPC call. */
   readonly timeoutMs: number
+  /** Signatures asked for per `getSignaturesForAddress` call (the RPC's own cap is 1 000). */
+  readonly pageSize?: number
+  /** Pages of the payer's history read at most per status read. */
+  readonly pages?: number
+  /** Transactions fetched (`getTransaction`) at most per status read. */
+  readonly transactions?: number
 }
+
+/** How long before its sale was recorded a payment's transaction is looked for (clocks differ; block times are the producer's). */
+export const LANDING_MARGIN_MS = 5 * 60_000
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/
 
-/** A sale's transaction signature, from its payment key `<network>:solana:<signature>`. */
+/** A sale's transaction signature, from its payment key `<network>:solana:<signature>`: the buyer's (the transfer authority's). */
 export const signatureOf = (sale: Sale): string | null => {
   const prefix = `${sale.network}:solana:`
   if (!sale.paymentKey.startsWith(prefix)) return null
@@ -20,66 +31,127 @@ export const signatureOf = (sale: Sale): string | null => {
   return BASE58.test(signature) ? signature : null
 }
 
-interface StatusAnswer {
-  readonly result?: {
-    readonly value?: ReadonlyArray<{
-      readonly err: unknown
-      readonly confirmationStatus?: string | null
-      /** null once rooted (older nodes name no confirmationStatus then). */
-      readonly confirmations?: number | null
-    } | null>
-  }
-  readonly error?: unknown
+/** One entry of `getSignaturesForAddress`: a transaction by its id (its first signature), newest first. */
+interface SignatureEntry {
+  readonly signature: string
+  readonly err: unknown
+  readonly blockTime?: number | null
+  readonly confirmationStatus?: string | null
+}
+
+/** `getTransaction` with base64 encoding: the wire transaction and whether it failed. */
+interface TransactionAnswer {
+  readonly transaction: readonly [string, string]
+  readonly meta: { readonly err: unknown } | null
 }
 
 const unknown = (reason: string): SettlementStatus => ({ _tag: "Unknown", reason })
 
 /**
- * Reads whether a Solana sale's transaction landed, by its signature (the payment key), with JSON-RPC
- * `getSignatureStatuses` searching the whole history. Confirmed or finalized without error → settled (the
- * transaction is the signature); landed with an error, or not found → unsettled (the sale fails once its
- * `settleBy` has passed, by when the transaction's blockhash has expired); only processed → unknown (it
- * may still be dropped or confirm); no answer → unknown. Plain fetch: one call needs no client library.
- * The URL may hold an API key: no error text is passed on.
+ * Whether a landed transaction is the sale's payment, and what it did: it must carry the buyer's signature
+ * (the payment key) as the signature of the sale's payer — then it is the very message the buyer signed —
+ * and its single TransferChecked must move exactly the sale's amount of the sale's mint into `payTo`'s
+ * associated token account with the payer as authority. `other` for a transaction of someone else's.
+ */
+export const paymentInTransaction = async (
+  wire: string,
+  sale: Pick<Sale, "payer" | "payTo" | "asset" | "amount">,
+  signature: string
+): Promise<"other" | "matches" | "mismatch"> => {
+  const decoded = decodeSolanaPayment({ transaction: wire })
+  if (Either.isLeft(decoded)) return "other"
+  const signer = decoded.right.signers.find((s) => s.address === sale.payer)
+  if (signer?.signature == null || base58(signer.signature) !== signature) return "other"
+  const found = paymentTransfer(decoded.right)
+  if (Either.isLeft(found)) return "mismatch"
+  const { transfer } = found.right
+  if (transfer.authority !== sale.payer || transfer.mint !== sale.asset || transfer.amount !== sale.amount) return "mismatch"
+  const destination = await associatedTokenAddress(sale.payTo, transfer.mint, transfer.program).catch(() => null)
+  return destination !== null && transfer.destination === destination ? "matches" : "mismatch"
+}
+
+/**
+ * Reads what became of a Solana sale's payment. Solana's RPC knows a transaction only by its first signature
+ * (its id), which is the fee payer's — the facilitator's, added at settlement — so the buyer's signature (the
+ * payment key) cannot be looked up directly. Instead the payer's own history (`getSignaturesForAddress`; the
+ * payer signs, so every transaction it authorised is listed there) is read newest first over the sale's time
+ * window, and each candidate's transaction (`getTransaction`) is checked for the buyer's signature and the
+ * sale's transfer (`paymentInTransaction`):
+ * - found, `finalized`, succeeded and paying the sale → settled with the transaction's id;
+ * - found and final but failed on chain, or transferring otherwise → failed (the same message can never land again);
+ * - found but not final yet → unknown (the sale stays pending);
+ * - the whole window searched without it → unsettled (it may still land until `settleBy`);
+ * - more history than the read's bounds, or no answer → unknown, never unsettled.
+ * Plain fetch: two methods need no client library. The URL may hold an API key: no error text is passed on.
  */
 export const makeSignatureStatus = (url: Redacted.Redacted<string>, options: SignatureStatusOptions) => {
-  const request = (signature: string) =>
+  const pageSize = options.pageSize ?? 1_000
+  const pages = options.pages ?? 5
+  const budget = options.transactions ?? 25
+
+  const rpc = <A>(method: string, params: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
       try: async (signal) => {
         const res = await fetch(Redacted.value(url), {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "getSignatureStatuses",
-            params: [[signature], { searchTransactionHistory: true }]
-          }),
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
           signal
         })
         if (!res.ok) throw new Error("status")
-        return (await res.json()) as StatusAnswer
+        const answer = (await res.json()) as { readonly result?: A; readonly error?: unknown }
+        if (answer.error !== undefined || answer.result === undefined) throw new Error("error")
+        return answer.result
       },
       catch: () => "rpc_failed" as const
     }).pipe(Effect.timeoutFail({ duration: options.timeoutMs, onTimeout: () => "rpc_failed" as const }))
 
-  return (sale: Sale): Effect.Effect<SettlementStatus> =>
+  const read = (sale: Sale) =>
     Effect.gen(function*() {
       const signature = signatureOf(sale)
       if (sale.network !== options.network || signature === null) return unknown("not a Solana payment on this network")
-      const answer = yield* Effect.either(request(signature))
-      if (answer._tag === "Left") return unknown("the Solana RPC endpoint did not answer")
-      const value = answer.right.result?.value
-      if (answer.right.error !== undefined || !Array.isArray(value) || value.length !== 1) {
-        return unknown("the Solana RPC endpoint answered with an error")
+      // Its transaction can land only after the sale was recorded (the facilitator signs at settle) and
+      // before its blockhash expired (`settleBy`); margins for clocks.
+      const earliest = sale.createdAt.getTime() - LANDING_MARGIN_MS
+      const latest = (sale.settleBy ?? sale.createdAt).getTime() + LANDING_MARGIN_MS
+      let before: string | undefined
+      let fetched = 0
+      for (let page = 0; page < pages; page++) {
+        const entries = yield* rpc<ReadonlyArray<SignatureEntry>>("getSignaturesForAddress", [
+          sale.payer,
+          { limit: pageSize, commitment: "confirmed", ...(before === undefined ? {} : { before }) }
+        ])
+        if (!Array.isArray(entries)) return unknown("the Solana RPC endpoint answered with an error")
+        for (const entry of entries) {
+          const at = typeof entry.blockTime === "number" ? entry.blockTime * 1000 : null
+          if (at !== null && at < earliest) return { _tag: "Unsettled" } as const
+          if (at !== null && at > latest) continue
+          if (fetched >= budget) return unknown("the payer's history holds more transactions than one read checks")
+          fetched++
+          const tx = yield* rpc<TransactionAnswer | null>("getTransaction", [
+            entry.signature,
+            { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }
+          ])
+          if (tx === null || !Array.isArray(tx.transaction) || typeof tx.transaction[0] !== "string") {
+            return unknown("a listed transaction could not be read")
+          }
+          const verdict = yield* Effect.promise(() => paymentInTransaction(tx.transaction[0], sale, signature))
+          if (verdict === "other") continue
+          if (entry.confirmationStatus !== "finalized") return unknown("the transaction is on chain but not final yet")
+          if (tx.meta === null || tx.meta === undefined) return unknown("the transaction's outcome is not known")
+          if (tx.meta.err !== null && tx.meta.err !== undefined) return { _tag: "Failed", reason: TRANSACTION_FAILED } as const
+          return verdict === "matches"
+            ? { _tag: "Settled", transaction: entry.signature } as const
+            : { _tag: "Failed", reason: TRANSFER_MISMATCH } as const
+        }
+        if (entries.length < pageSize) return { _tag: "Unsettled" } as const
+        before = entries[entries.length - 1]!.signature
       }
-      const status = value[0]
-      if (status === null || status === undefined) return { _tag: "Unsettled" } as const
-      if (status.err !== null && status.err !== undefined) return { _tag: "Unsettled" } as const
-      const rooted = (status.confirmationStatus === undefined || status.confirmationStatus === null) && status.confirmations === null
-      if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized" || rooted) {
-        return { _tag: "Settled", transaction: signature } as const
-      }
-      return unknown("the transaction is processed but not yet confirmed")
-    }).pipe(Effect.withSpan("SignatureStatus.read"))
+      return unknown("the payer's history is longer than one read searches")
+    }).pipe(
+      Effect.catchAll(() => Effect.succeed(unknown("the Solana RPC endpoint did not answer"))),
+      Effect.withSpan("SignatureStatus.read")
+    )
+
+  return (sale: Sale): Effect.Effect<SettlementStatus> => read(sale)
 }

@@ -35,6 +35,7 @@ import {
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED } from "../SettlementReasons.js"
 import { cannotDeliver } from "./HostErrors.js"
 import { testGoodsFiles } from "../rules/TestGoods.js"
 import { Listings } from "./Listings.js"
@@ -75,6 +76,16 @@ export const PAYMENT_ATTEMPTS_PER_MINUTE = 60
 
 /** What a payment already on the ledger is answered with, when it does not come with its buyer's id. */
 const ALREADY_USED = "This payment was already used. Every part of a settled payment is public on chain, so presenting it again never unlocks the goods by itself. Recover the purchase with the receipt link (Link rel=\"receipt\") of the first answer, by presenting the payment again with the x402 payment-identifier id it was sent with, or with x402 Sign-In-With-X using the paying wallet."
+
+/** What a buyer is told of a settlement that failed, by its reason. */
+const settlementFailedDetail = (reason: string): string =>
+  reason === AUTHORIZATION_USED_ELSEWHERE
+    ? "The payment's authorization was used on chain by another transfer of the payer (same nonce, other recipient or amount), so this payment can never settle; nothing was delivered."
+    : reason === AUTHORIZATION_CANCELED
+    ? "The payer cancelled the payment's authorization on chain, so it can never settle; nothing was delivered."
+    : reason === TRANSACTION_FAILED
+    ? "The payment's transaction failed on chain, so it can never settle; nothing was delivered."
+    : "The payment could not be settled; nothing was delivered."
 
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
@@ -361,14 +372,19 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
         const settlement = { ...settled, payer: settled.payer ?? pending.payer }
         if (!settlement.success) {
           // A refusal can hide a payment that moved all the same: anyone who saw the authorization broadcast
-          // can submit it first, and the facilitator's own transfer then fails. The chain decides.
+          // can submit it first, and the facilitator's own transfer then fails. The chain decides, and only on
+          // final evidence of the very transfer this sale was signed for: a used nonce is not enough (the payer
+          // may have spent it on another authorization of its own, or cancelled it).
           const onChain = yield* facilitator.status(pending)
           if (onChain._tag === "Settled") {
             const moved = { ...settlement, success: true, transaction: onChain.transaction, errorReason: null }
             return { settled: yield* settlements.markSettled(pending, moved), settlement: moved } as const
           }
-          yield* fail(settlement.errorReason ?? "settlement_failed")
-          return yield* new SettlementFailed({ reason: settlement.errorReason ?? "settlement_failed", network: settlement.network, payer: settlement.payer, detail: "The payment could not be settled; nothing was delivered." })
+          // Nobody can tell yet (not final, no answer): money may have moved, so the sale stays pending.
+          if (onChain._tag === "Unknown") return yield* settlementUnknown
+          const reason = onChain._tag === "Failed" ? onChain.reason : settlement.errorReason ?? "settlement_failed"
+          yield* fail(reason)
+          return yield* new SettlementFailed({ reason, network: settlement.network, payer: settlement.payer, detail: settlementFailedDetail(reason) })
         }
         return { settled: yield* settlements.markSettled(pending, settlement), settlement } as const
       }))

@@ -96,8 +96,9 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
     })
 
     /**
-     * Resolves a pending sale from what the chain says now: settled → settled (event queued once); not
-     * settled and past its `settleBy` → failed (it can never settle any more); otherwise it stays pending.
+     * Resolves a pending sale from what the chain says now: settled → settled (event queued once); spent
+     * otherwise → failed with the chain's reason; not settled and past its `settleBy` → failed (it can never
+     * settle any more); otherwise (not yet, not final yet, nobody can tell) it stays pending.
      * A sale that is not pending is answered as it is.
      */
     const resolve = Effect.fn("Settlements.resolve")(function*(sale: Sale) {
@@ -121,6 +122,9 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
           return current.settleBy !== null && askedAt.getTime() > current.settleBy.getTime() + SETTLE_BY_MARGIN_MS
             ? yield* markFailed(current, "not_settled_before_expiry")
             : current
+        case "Failed":
+          // What the buyer signed was spent otherwise (final on chain): this sale can never settle.
+          return yield* markFailed(current, status.reason)
         case "Unknown":
           return current
       }

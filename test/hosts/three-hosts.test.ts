@@ -34,7 +34,7 @@ import { startFakeGithubServer, tarballOf } from "../support/fakeGithubServer.js
 import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
 import { acceptedOf, b64, newPaymentId, signEvm, unb64, untar, withPaymentId } from "../support/purchase.js"
 import { startReceiver } from "../webhooks/receiver.js"
-import { chain, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
+import { chain, landTransfer, LATEST_BLOCK } from "../support/chainRpc.js"
 import { startChainRpcServer } from "../support/chainRpcServer.js"
 import { startRoundRobinProxy } from "./roundRobinProxy.js"
 
@@ -66,8 +66,8 @@ const signedPayment = (checkoutUrl: string) =>
     const required = unb64(res.headers.get("payment-required"))
     const buyer = privateKeyToAccount(generatePrivateKey())
     const signature = withPaymentId(yield* signEvm(buyer, required, acceptedOf(required, "eip155:8453")), newPaymentId())
-    const authorization = (signature.payload as any).authorization as { from: string; nonce: string }
-    return { header: b64(signature), transaction: transactionOf({ paymentPayload: signature }), nonce: authorization.nonce, from: authorization.from }
+    const authorization = (signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+    return { header: b64(signature), transaction: transactionOf({ paymentPayload: signature }), nonce: authorization.nonce, from: authorization.from, authorization }
   })
 
 /** The address the proxy connects from when it acts as a load balancer that appends X-Forwarded-For. */
@@ -281,7 +281,7 @@ await describePostgres("three hosts on one PostgreSQL behind a round-robin proxy
       yield* Effect.promise(() => settler.kill("SIGKILL"))
       const cut = yield* Effect.promise(() => cutOff)
       expect(cut.status === 0 || cut.status === 502).toBe(true)
-      chain.used.set(keyOf(midSettle.from, midSettle.nonce), { tx: midSettle.transaction as `0x${string}`, block: LATEST_BLOCK - 3n })
+      landTransfer(midSettle.authorization, { tx: midSettle.transaction as `0x${string}`, block: LATEST_BLOCK - 3n })
       facilitator.settle = "ok"
       facilitator.release()
       // The pending sale is resolved from the chain (by the retry, or by a host's reconciler first): while it is

@@ -17,7 +17,9 @@ import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { pgliteEmbedded } from "../../adapters/sql/PgliteEmbedded.js"
-import { base58 } from "../../adapters/solana/SolanaPayment.js"
+import { solanaPaymentIdentity } from "../../adapters/solana/SolanaPayment.js"
+import { generateKeyPairSigner } from "@solana/kit"
+import { solanaPayload, standardHead } from "../support/solanaByHand.js"
 import { type SaleId } from "../../domain/Ids.js"
 import { Sale } from "../../domain/Sale.js"
 import { Reconciler } from "../../domain/usecases/Reconciler.js"
@@ -31,7 +33,7 @@ import { SaleLedger } from "../../ports/SaleLedger.js"
 import type { StoragePorts } from "../../hosts/http/AppLayer.js"
 import { ReconcileWorker } from "../../hosts/http/ReconcileWorker.js"
 import { call } from "../support/app.js"
-import { chain, chainRpcHandlers, keyOf, LATEST_BLOCK } from "../support/chainRpc.js"
+import { chain, chainRpcHandlers, keyOf, landSolana, landTransfer, LATEST_BLOCK, resetChain } from "../support/chainRpc.js"
 import {
   acceptedOf,
   b64,
@@ -41,6 +43,7 @@ import {
   REAL_TIME,
   signEvm,
   signEvmByHand,
+  unb64,
   withPaymentId
 } from "../support/purchase.js"
 import { livePayment, newBuyer, problemOf, presentWithin } from "../faults/support.js"
@@ -74,9 +77,7 @@ const server = setupServer(
 beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
 afterEach(() => {
   server.resetHandlers()
-  chain.canceled.clear()
-  chain.down = false
-  chain.calls.length = 0
+  resetChain()
 })
 afterAll(() => server.close())
 
@@ -135,7 +136,7 @@ const purchaseWithUnknownOutcome = (email: string, hook: Receiver, validForSecon
     const seller = yield* sellerWithHook(email, hook)
     const buyer = newBuyer()
     let signature: any
-    let authorization: { from: string; nonce: string; validBefore: string }
+    let authorization: { from: string; to: string; value: string; nonce: string; validBefore: string }
     if (validForSeconds === undefined) {
       const p = yield* livePayment(seller.live, buyer)
       signature = p.signature
@@ -171,7 +172,7 @@ describe("Base: a settle that timed out, and the chain says the authorization wa
         expect((yield* mySales(seller.key)).filter((s) => s.id === sale.id && s.status === "settled")).toEqual([])
 
         // The facilitator did settle after all: the authorization is used on chain, 1 234 blocks ago.
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 1_234n })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 1_234n })
         const first = yield* reconcile()
         expect(first).toMatchObject({ checked: 1, settled: 1, failed: 0, pending: 0, errors: 0 })
         expect(chain.calls).toEqual(expect.arrayContaining(["base:eth_call", "base:eth_blockNumber", "base:eth_getLogs"]))
@@ -201,7 +202,7 @@ describe("Base: a settle that timed out, and the chain says the authorization wa
       Effect.gen(function*() {
         const hook = yield* receiver()
         const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-race@example.com", hook)
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK })
         const raced = yield* Effect.all([reconcile(), reconcile(), reconcile()], { concurrency: 3 })
         expect(raced.reduce((n, s) => n + s.checked, 0)).toBeGreaterThanOrEqual(1)
         expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "settled", transaction: TX })
@@ -219,7 +220,7 @@ describe("the buyer's retry: what only the buyer holds recovers a sale whose set
         const id = newPaymentId()
         const { authorization, sale, seller, signature } = yield* purchaseWithUnknownOutcome("recon-retry@example.com", hook, undefined, id)
         const settlesBefore = settleCalls
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 7n })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 7n })
 
         // The same payment and id again, before any reconciler pass: the retry asks the chain itself.
         const retry = yield* presentWithin(seller.live, signature)
@@ -301,9 +302,10 @@ describe("Base: the facilitator refuses the settle, but someone else submitted t
         const seller = yield* sellerWithHook("recon-frontrun@example.com", hook)
         const buyer = newBuyer()
         const p = yield* livePayment(seller.live, buyer)
-        const { from, nonce } = (p.signature.payload as any).authorization as { from: string; nonce: string }
+        const authorization = (p.signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+        const { from } = authorization
         // A watcher of the mempool submitted the signed authorization before the facilitator's own transfer.
-        chain.used.set(keyOf(from, nonce), { tx: TX, block: LATEST_BLOCK - 1n })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 1n })
         server.use(http.post(`${FACILITATOR}/settle`, () =>
           HttpResponse.json({ success: false, errorReason: "invalid_exact_evm_payload_authorization_nonce_used", transaction: "", network: BASE, payer: from }, { status: 400 })))
 
@@ -335,22 +337,28 @@ describe("Base: the facilitator refuses the settle, but someone else submitted t
 
 describe("Base: the payer cancels the authorization after a settle that had no answer", () => {
   layer(ReconcilingApp(), REAL_TIME)((it) => {
-    it.scoped("a used nonce without its transfer is no payment: never settled, no goods for the id, failed after validBefore; no webhook", () =>
+    it.scoped("a used nonce without its transfer is no payment: never settled, no goods for the id, failed (authorization_canceled) once the cancellation is final; no webhook", () =>
       Effect.gen(function*() {
         const hook = yield* receiver()
         const id = newPaymentId()
         const { authorization, sale, seller, signature } = yield* purchaseWithUnknownOutcome("recon-cancel@example.com", hook, 20, id)
-        // cancelAuthorization marks the nonce used (authorizationState is true) and moves no money.
+        // cancelAuthorization marks the nonce used (authorizationState is true) and moves no money; its block
+        // is not final yet.
         chain.canceled.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK - 3n })
+        chain.finalized = LATEST_BLOCK - 10n
 
         expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 0, pending: 1 })
         const retry = yield* presentWithin(seller.live, signature)
-        expect(retry.status).not.toBe(200)
-        expect(retry.headers.get("content-type")).not.toBe("application/gzip")
+        problemOf(retry, 503, "settlement_pending")
         expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "pending" })
 
-        expect(yield* reconcile(sale.settleBy!.getTime() - Date.now() + 61_000)).toMatchObject({ checked: 1, failed: 1 })
-        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", transaction: null })
+        // Final: the sale can never settle, so it fails at once (not only after validBefore), with the reason.
+        chain.finalized = LATEST_BLOCK
+        expect(yield* reconcile()).toMatchObject({ checked: 1, failed: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_canceled", transaction: null })
+        const late = yield* presentWithin(seller.live, signature)
+        expect(late.status).toBe(402)
+        expect(unb64(late.headers.get("payment-response"))).toMatchObject({ success: false, errorReason: "authorization_canceled" })
         yield* drain
         expect(hook.arrivals).toHaveLength(0)
       }))
@@ -362,9 +370,144 @@ describe("Base: the payer cancels the authorization after a settle that had no a
         const hook = yield* receiver()
         const { authorization, sale, seller } = yield* purchaseWithUnknownOutcome("recon-nolog@example.com", hook, 20)
         // Used, but the transfer is older than the blocks searched: nobody here can tell transfer from cancel.
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: 1n })
+        landTransfer(authorization, { tx: TX, block: 1n })
         expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, pending: 1, settled: 0, failed: 0 })
         expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ id: sale.id, status: "pending" })
+      }))
+  })
+})
+
+/**
+ * Finding 1 of issue 27: an EIP-3009 nonce is unique per payer only. The buyer signs A1 (the checkout's: to the
+ * seller, the price, nonce N) and A2 (nonce N, to a wallet of its own) and gets A2 on chain between the
+ * facilitator's verify and settle. The settle of A1 is refused (nonce used); the chain shows the nonce used and
+ * an AuthorizationUsed(from, N) log — A2's. The seller received nothing: no goods, no settled sale, no webhook.
+ */
+const nonceTwin = (authorization: { from: string; to: string; value: string; nonce: string }, change: { to?: string; value?: bigint } = {}) => ({
+  ...authorization,
+  to: change.to ?? newBuyer().address,
+  value: String(change.value ?? BigInt(authorization.value))
+})
+const TWIN_TX = "0x7e1a000000000000000000000000000000000000000000000000000000000001" as const
+
+describe("Base: a nonce twin — the payer spent the checkout's nonce on another authorization of its own", () => {
+  const refusedSettle = () =>
+    server.use(http.post(`${FACILITATOR}/settle`, async ({ request }) => {
+      const body: any = await request.json()
+      const from = body?.paymentPayload?.payload?.authorization?.from
+      return HttpResponse.json({ success: false, errorReason: "invalid_exact_evm_payload_authorization_nonce_used", transaction: "", network: BASE, payer: from }, { status: 400 })
+    }))
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the purchase whose settle is refused: 402 with the reason, no goods, no receipt link, the sale failed (not a sale on the ledger), no webhook", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("twin-purchase@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        const a1 = (p.signature.payload as any).authorization
+        // A2 lands after verify, before settle: same payer, same nonce, to the buyer's second wallet.
+        landTransfer(nonceTwin(a1), { tx: TWIN_TX, block: LATEST_BLOCK - 2n })
+        refusedSettle()
+
+        const answer = yield* presentWithin(seller.live, p.signature)
+        expect(answer.status, answer.body.toString("utf8").slice(0, 300)).toBe(402)
+        expect(answer.headers.get("content-type")).not.toBe("application/gzip")
+        expect(answer.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
+        expect(unb64(answer.headers.get("payment-response"))).toMatchObject({ success: false, errorReason: "authorization_used_for_another_transfer" })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_used_for_another_transfer", transaction: null })
+        expect(chain.calls).toContain("base:eth_getTransactionReceipt")
+        expect((yield* mySales(seller.key)).filter((r) => r.status === "settled")).toEqual([])
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+
+        // Presented again, with or without anything else: never goods.
+        const again = yield* presentWithin(seller.live, p.signature)
+        expect(again.status).toBe(402)
+        expect(again.headers.get("content-type")).not.toBe("application/gzip")
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the twin's block not final yet: the purchase answers 503 settlement_pending (never goods); once final, the reconciler fails the sale", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("twin-unfinal@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        landTransfer(nonceTwin((p.signature.payload as any).authorization), { tx: TWIN_TX, block: LATEST_BLOCK - 2n })
+        chain.finalized = LATEST_BLOCK - 100n
+        refusedSettle()
+
+        const answer = yield* presentWithin(seller.live, p.signature)
+        problemOf(answer, 503, "settlement_pending")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending" })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, pending: 1 })
+
+        chain.finalized = LATEST_BLOCK
+        expect(yield* reconcile()).toMatchObject({ checked: 1, failed: 1, settled: 0 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_used_for_another_transfer" })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the buyer's retry with its payment-identifier after a settle with no answer: no goods, the sale failed with the reason", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, seller, signature } = yield* purchaseWithUnknownOutcome("twin-retry@example.com", hook, undefined, newPaymentId())
+        landTransfer(nonceTwin(authorization), { tx: TWIN_TX, block: LATEST_BLOCK - 2n })
+
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status).toBe(402)
+        expect(retry.headers.get("content-type")).not.toBe("application/gzip")
+        expect(retry.headers.get("link") ?? "").not.toMatch(/rel="receipt"/)
+        expect(unb64(retry.headers.get("payment-response"))).toMatchObject({ success: false, errorReason: "authorization_used_for_another_transfer" })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_used_for_another_transfer" })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the reconciler: a twin to another wallet fails the sale with the reason; no webhook", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const elsewhere = yield* purchaseWithUnknownOutcome("twin-recon@example.com", hook)
+        landTransfer(nonceTwin(elsewhere.authorization), { tx: TWIN_TX, block: LATEST_BLOCK - 2n })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, failed: 1, settled: 0 })
+        expect(yield* onlyLedgerSale(elsewhere.seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_used_for_another_transfer", transaction: null })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the reconciler: a twin to the seller for one unit less fails the sale too", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const less = yield* purchaseWithUnknownOutcome("twin-recon-less@example.com", hook)
+        const a = less.authorization
+        landTransfer(nonceTwin(a, { to: a.to, value: BigInt(a.value) - 1n }), { tx: TWIN_TX, block: LATEST_BLOCK - 2n })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, failed: 1 })
+        expect(yield* onlyLedgerSale(less.seller.accountId)).toMatchObject({ status: "failed", failureReason: "authorization_used_for_another_transfer" })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the real transfer, not yet final: pending (the buyer's retry is told to come back), settled once final", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { authorization, seller, signature } = yield* purchaseWithUnknownOutcome("twin-real-unfinal@example.com", hook, undefined, newPaymentId())
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 2n })
+        chain.finalized = LATEST_BLOCK - 3n
+        expect(yield* reconcile()).toMatchObject({ checked: 1, pending: 1 })
+        problemOf(yield* presentWithin(seller.live, signature), 503, "settlement_pending")
+        chain.finalized = LATEST_BLOCK - 2n
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status).toBe(200)
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "settled", transaction: TX })
       }))
   })
 })
@@ -394,7 +537,7 @@ describe("Base: nobody can tell", () => {
       Effect.gen(function*() {
         const hook = yield* receiver()
         const { authorization, seller } = yield* purchaseWithUnknownOutcome("recon-off@example.com", hook, 20)
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK })
         expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, pending: 1 })
         expect(chain.calls).toEqual([])
         expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: null })
@@ -419,7 +562,7 @@ describe("a restart between the timed-out settle and the reconciler loses nothin
         const first = yield* purchaseWithUnknownOutcome("recon-restart@example.com", hook).pipe(
           Effect.provide(ReconcilingApp(LIVE, storage(), keys))
         )
-        chain.used.set(keyOf(first.authorization.from, first.authorization.nonce), { tx: TX, block: LATEST_BLOCK - 9_000n })
+        landTransfer(first.authorization, { tx: TX, block: LATEST_BLOCK - 9_000n })
 
         // Second instance over the same data directory.
         yield* Effect.gen(function*() {
@@ -435,52 +578,121 @@ describe("a restart between the timed-out settle and the reconciler loses nothin
   }
 })
 
-/** A pending live Solana sale as a purchase records it (the signature is the payment key). */
-const solanaSale = (accountId: string, listingFrom: Sale, signature: string) =>
-  new Sale({
-    ...listingFrom,
-    id: `sale_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")}` as SaleId,
-    paymentKey: `${SOLANA}:solana:${signature}`,
-    chain: "solana",
-    network: SOLANA,
-    asset: SOLANA_USDC,
-    payTo: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
-    payer: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
-    accountId: accountId as any,
-    transaction: null,
-    status: "pending",
-    failureReason: null,
-    createdAt: new Date(Date.now() - 120_000),
-    settledAt: null,
-    settleBy: new Date(Date.now() + 180_000)
+/**
+ * A pending live Solana sale as a purchase records it: the buyer signed a real `exact` payment transaction
+ * (fee payer's slot empty), and the sale's payment key is the buyer's signature, not the transaction's id.
+ */
+const solanaSale = (accountId: string, listingFrom: Sale, options: { readonly createdAgoMs?: number; readonly settleInMs?: number } = {}) =>
+  Effect.gen(function*() {
+    const buyer = yield* Effect.promise(() => generateKeyPairSigner())
+    const feePayer = yield* Effect.promise(() => generateKeyPairSigner())
+    const accepted = {
+      scheme: "exact",
+      network: SOLANA,
+      asset: SOLANA_USDC,
+      amount: String(listingFrom.amount),
+      payTo: SOLANA_PAY_TO,
+      maxTimeoutSeconds: 300,
+      extra: { feePayer: feePayer.address }
+    } as any
+    const payload = yield* solanaPayload(buyer, accepted, yield* standardHead(buyer, accepted))
+    const identity = Either.getOrThrow(solanaPaymentIdentity(payload))
+    const createdAt = new Date(Date.now() - (options.createdAgoMs ?? 120_000))
+    const sale = new Sale({
+      ...listingFrom,
+      id: `sale_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")}` as SaleId,
+      paymentKey: `${SOLANA}:${identity.key}`,
+      chain: "solana",
+      network: SOLANA,
+      asset: SOLANA_USDC,
+      payTo: SOLANA_PAY_TO,
+      payer: buyer.address,
+      accountId: accountId as any,
+      transaction: null,
+      status: "pending",
+      failureReason: null,
+      createdAt,
+      settledAt: null,
+      settleBy: new Date(createdAt.getTime() + (options.settleInMs ?? 300_000))
+    })
+    yield* (yield* SaleLedger).recordPending(sale)
+    return { sale, payload, buyer, accepted }
   })
 
-const SIGNATURE = base58(crypto.getRandomValues(new Uint8Array(64)))
-const SIGNATURE_2 = base58(crypto.getRandomValues(new Uint8Array(64)))
+const SOLANA_PAY_TO = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+const saleNow = (id: SaleId) => Effect.map(Effect.flatMap(SaleLedger, (l) => l.findById(id)), Option.getOrThrow)
 
-describe("Solana: the signature confirmed on chain", () => {
+describe("Solana: a sale's transaction is found by the buyer's signature, though the RPC knows it only by its first (the fee payer's)", () => {
   layer(ReconcilingApp(), REAL_TIME)((it) => {
-    it.scoped("a pending live Solana sale is settled with the signature as its transaction; one not found stays pending", () =>
+    it.scoped("landed and finalized: settled with the transaction's id, never failed past settleBy; its webhook goes out once", () =>
       Effect.gen(function*() {
         const hook = yield* receiver()
-        // A settled Base sale of the seller gives the listing and checkout the Solana sales are recorded against.
+        // A Base sale of the seller gives the listing and checkout the Solana sales are recorded against.
         const { seller, sale: base } = yield* purchaseWithUnknownOutcome("recon-sol@example.com", hook, 20)
-        const ledger = yield* SaleLedger
-        const confirmed = solanaSale(seller.accountId, base, SIGNATURE)
-        const unseen = solanaSale(seller.accountId, base, SIGNATURE_2)
-        yield* ledger.recordPending(confirmed)
-        yield* ledger.recordPending(unseen)
-        chain.signatures.set(SIGNATURE, { err: null, confirmationStatus: "finalized" })
+        const paid = yield* solanaSale(seller.accountId, base)
+        const unseen = yield* solanaSale(seller.accountId, base)
+        // Another transaction of the same payer in the window: listed for its address, not the sale's.
+        const other = yield* solanaSale(seller.accountId, base)
+        landSolana({ transaction: (yield* solanaPayload(paid.buyer, other.accepted, yield* standardHead(paid.buyer, { ...other.accepted, amount: "1" }))).transaction })
+        const id = landSolana(paid.payload)
+        expect(paid.sale.paymentKey).not.toContain(id)
 
-        yield* reconcile()
-        expect(chain.calls).toContain("solana:getSignatureStatuses")
-        expect(Option.getOrThrow(yield* ledger.findById(confirmed.id))).toMatchObject({ status: "settled", transaction: SIGNATURE })
-        expect(Option.getOrThrow(yield* ledger.findById(unseen.id))).toMatchObject({ status: "pending" })
-        yield* drain
+        // Past settleBy (+ the margin) the old reader, asking getSignatureStatuses for the buyer's signature,
+        // found nothing and failed the sale: the buyer charged and never served.
+        const later = paid.sale.settleBy!.getTime() - Date.now() + 61_000
+        yield* reconcile(later)
+        expect(chain.calls).toContain("solana:getSignaturesForAddress")
+        expect(chain.calls).toContain("solana:getTransaction")
+        expect(yield* saleNow(paid.sale.id)).toMatchObject({ status: "settled", transaction: id })
+        expect(yield* saleNow(unseen.sale.id)).toMatchObject({ status: "failed", failureReason: "not_settled_before_expiry" })
+        // The event was queued at the reconciler's (later) moment.
+        yield* drain.pipe(Effect.withClock(shifted(later + 1_000)))
         const events = hook.arrivals.map((a) => JSON.parse(a.rawBody) as any)
-        expect(events.filter((e) => e.data.sale_id === confirmed.id)).toEqual([
-          expect.objectContaining({ type: "sale.settled", livemode: true, data: expect.objectContaining({ transaction: SIGNATURE, network: SOLANA }) })
+        expect(events.filter((e) => e.data.sale_id === paid.sale.id)).toEqual([
+          expect.objectContaining({ type: "sale.settled", livemode: true, data: expect.objectContaining({ transaction: id, network: SOLANA }) })
         ])
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("landed but only confirmed: pending (unknown), even past settleBy; settled once finalized", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { seller, sale: base } = yield* purchaseWithUnknownOutcome("recon-sol-final@example.com", hook, 20)
+        const paid = yield* solanaSale(seller.accountId, base)
+        const id = landSolana(paid.payload, { confirmationStatus: "confirmed" })
+        expect(yield* reconcile(paid.sale.settleBy!.getTime() - Date.now() + 61_000)).toMatchObject({ checked: 2, settled: 0 })
+        expect(yield* saleNow(paid.sale.id)).toMatchObject({ status: "pending" })
+        chain.solana[0] = { ...chain.solana[0]!, confirmationStatus: "finalized" }
+        yield* reconcile()
+        expect(yield* saleNow(paid.sale.id)).toMatchObject({ status: "settled", transaction: id })
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("landed with an error: failed at once with the reason, nothing delivered, no webhook", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { seller, sale: base } = yield* purchaseWithUnknownOutcome("recon-sol-err@example.com", hook, 20)
+        const paid = yield* solanaSale(seller.accountId, base)
+        landSolana(paid.payload, { err: { InstructionError: [2, { Custom: 1 }] } })
+        yield* reconcile()
+        expect(yield* saleNow(paid.sale.id)).toMatchObject({ status: "failed", failureReason: "transaction_failed_on_chain", transaction: null })
+        yield* drain
+        expect(hook.arrivals.map((a) => JSON.parse(a.rawBody).data.sale_id)).not.toContain(paid.sale.id)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the RPC is down: pending, never failed, long past settleBy", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const { seller, sale: base } = yield* purchaseWithUnknownOutcome("recon-sol-down@example.com", hook, 20)
+        const paid = yield* solanaSale(seller.accountId, base)
+        landSolana(paid.payload)
+        chain.down = true
+        yield* reconcile(3_600_000)
+        expect(yield* saleNow(paid.sale.id)).toMatchObject({ status: "pending" })
       }))
   })
 })
@@ -552,7 +764,7 @@ describe("the Node host's reconcile worker (as hosts/http/main.ts runs it)", () 
         yield* Effect.sleep("1 second")
         // Within the grace the worker leaves the sale alone: a purchase may still be waiting for its settle.
         expect(chain.calls).toEqual([])
-        chain.used.set(keyOf(authorization.from, authorization.nonce), { tx: TX, block: LATEST_BLOCK })
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK })
         yield* Effect.sleep("4500 millis")
         // Past it, the worker asks; the RPC is down, so the sale stays pending and the worker keeps going.
         expect(chain.calls.length).toBeGreaterThan(0)

@@ -9,7 +9,7 @@ import type { SaleId } from "../../domain/Ids.js"
 import { Sale } from "../../domain/Sale.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { chain, chainRpcHandlers, keyOf, LATEST_BLOCK, BASE_USDC } from "../support/chainRpc.js"
+import { chain, chainRpcHandlers, landTransfer, LATEST_BLOCK, BASE_USDC } from "../support/chainRpc.js"
 import { REAL_TIME } from "../support/purchase.js"
 import { httpEvent, invoke, LambdaTest, paymentHeadersFor, SCHEDULED_EVENT, sellThroughLambda, TestLambda, webhookReceiver } from "./support.js"
 
@@ -63,7 +63,7 @@ describe("scheduled handler: pending sales are resolved from the chain before de
           settleBy: new Date(Date.now() + 600_000)
         })
         yield* ledger.recordPending(pending)
-        chain.used.set(keyOf(authorizer, nonce), { tx: TX, block: LATEST_BLOCK - 5n })
+        landTransfer({ from: authorizer, to: pending.payTo, value: pending.amount, nonce }, { tx: TX, block: LATEST_BLOCK - 5n })
 
         const summary = yield* runSchedule
         expect(summary.reconciled).toMatchObject({ checked: 1, settled: 1, errors: 0 })
