@@ -78,6 +78,10 @@ describe("/r/<owner>/<repo> and /r/<owner> negotiate on Accept", () => {
 
     it.effect("the owner page shows the inventory with prices, the free repos by category and how to buy", () =>
       Effect.gen(function*() {
+        // Its own listings: the tests of this layer share one app and run in any order.
+        const { key } = yield* signInWithKey("widget@example.com")
+        yield* listed({ host_url: WIDGET_URL, price_usd: "12.34", wallet_base: BASE_WALLET }, key)
+        yield* listed({ host_url: "https://github.com/octo-org/gadget", price_usd: "1.00", wallet_base: BASE_WALLET }, key)
         const page = expectPage(yield* htmlGet("/r/octo-org"), 200)
         expect(page).toContain("<h1>Octo-Org</h1>")
         expect(page).toMatch(/<a href="\/r\/Octo-Org\/Widget">Octo-Org\/Widget<\/a><\/td>\s*<td data-label="Price">\$12\.34<\/td>/)
