@@ -9,6 +9,10 @@
  *   last run.
  * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` against every suite that needs no
  *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
+ * - `npm run test:mutation:money` (MUTATION_SCOPE=money): the code that decides from chain evidence whether money
+ *   moved — the Base and Solana status readers and `Settlements` / `Reconciler` — against their own suites
+ *   (`test/adapters/chain-status`, `test/usecases`); floors in scripts/mutationThresholds.mjs (90 % a file); its
+ *   incremental record is committed as `mutation/incremental-money.json`. CI runs it when those files change.
  *
  * MUTATE (comma-separated globs) and MUTATION_SUITES (folders under test/) narrow a development run; such a run
  * keeps its own record under `reports/`, never the committed one.
@@ -16,29 +20,53 @@
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 const full = process.env.MUTATION_SCOPE === "full"
+const money = process.env.MUTATION_SCOPE === "money"
 const narrowed = process.env.MUTATE !== undefined || process.env.MUTATION_SUITES !== undefined
-// The rules scope runs test/domain only; vitest.mutation.config.ts reads this in Stryker's test-runner processes.
-if (!full && process.env.MUTATION_SUITES === undefined) process.env.MUTATION_SUITES = "domain"
+
+/** The money scope: where a surviving mutant could settle a sale on weak evidence, or fail one that was paid. */
+export const MONEY_SCOPE_FILES = [
+  "adapters/evm/Eip3009Status.ts",
+  "adapters/solana/SignatureStatus.ts",
+  "domain/usecases/Settlements.ts",
+  "domain/usecases/Reconciler.ts"
+]
+const MONEY_SCOPE_SUITES = "adapters/chain-status,usecases"
+
+// Each scope runs its own suites; vitest.mutation.config.ts reads this in Stryker's test-runner processes.
+if (!full && process.env.MUTATION_SUITES === undefined) process.env.MUTATION_SUITES = money ? MONEY_SCOPE_SUITES : "domain"
+/** A name for a run's own files (record, report, sandbox), so that runs of different scopes never share them. */
+const slug = narrowed
+  ? `${process.env.MUTATE ?? "scope"}-${process.env.MUTATION_SUITES ?? "suites"}`.replace(/\W+/g, "-").slice(0, 80)
+  : full ? "full" : money ? "money" : "rules"
 
 export default {
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "vitest.mutation.config.ts", related: true },
   coverageAnalysis: "perTest",
-  mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : full ? ["domain/**/*.ts"] : ["domain/rules/**/*.ts", "domain/Money.ts"],
+  mutate: process.env.MUTATE
+    ? process.env.MUTATE.split(",")
+    : full
+    ? ["domain/**/*.ts"]
+    : money
+    ? MONEY_SCOPE_FILES
+    : ["domain/rules/**/*.ts", "domain/Money.ts"],
   incremental: true,
-  // Only the rules scope, run whole, writes the committed record: a narrowed run's survivors are not the scope's.
+  // Only the rules and money scopes, run whole, write the committed records: a narrowed run's survivors are not the scope's.
   incrementalFile: narrowed
-    ? `reports/mutation/incremental-${`${process.env.MUTATE ?? "scope"}-${process.env.MUTATION_SUITES ?? "suites"}`.replace(/\W+/g, "-")}.json`
+    ? `reports/mutation/incremental-${slug}.json`
     : full
     ? "reports/mutation/incremental-full.json"
+    : money
+    ? "mutation/incremental-money.json"
     : "mutation/incremental.json",
   // The first run over every suite imports the app once per HTTP test file: far more than Stryker's default 5 minutes.
   dryRunTimeoutMinutes: 60,
   reporters: ["html", "json", "clear-text", "progress"],
-  htmlReporter: { fileName: "reports/mutation/index.html" },
-  jsonReporter: { fileName: "reports/mutation/mutation.json" },
-  tempDirName: ".stryker-tmp",
+  htmlReporter: { fileName: slug === "rules" ? "reports/mutation/index.html" : `reports/mutation/${slug}.html` },
+  jsonReporter: { fileName: slug === "rules" ? "reports/mutation/mutation.json" : `reports/mutation/${slug}.json` },
+  // A sandbox per scope: two runs at once (a narrowed one beside a scope) never clean each other's files.
+  tempDirName: slug === "rules" ? ".stryker-tmp" : `.stryker-tmp-${slug}`,
   cleanTempDir: "always",
   // Two cores shared with other work here; CI may raise it with STRYKER_CONCURRENCY.
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),

@@ -2,6 +2,7 @@ import { generateKeyPairSigner, signBytes } from "@solana/kit"
 import { Clock, Effect } from "effect"
 import type { Chain } from "../../domain/Wallet.js"
 import type { Sale } from "../../domain/Sale.js"
+import { AUTHORIZATION_USED_ELSEWHERE, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import type {
   Facilitator,
   PaymentRequirement,
@@ -82,14 +83,19 @@ export const makeFacilitatorSimulated: Effect.Effect<SimulatedFacilitator> = Eff
       { success: false, transaction: null, network: requirement.network, payer: null, errorReason: UNSUPPORTED_NETWORK }
     ).pipe(Effect.withSpan("FacilitatorSimulated.settle"))
 
-  // The sale's payment key is `<network>:<key>`, the key being what the simulated chain marks used. The
-  // ledger lives in this process: after a restart a test sale's simulated transfer is forgotten (test money).
+  // The sale's payment key is `<network>:<key>`, the key being what the simulated chain marks used. As on the
+  // real chains, a used key settles the sale only if its transfer paid the sale's amount from its payer to its
+  // payTo. The ledger lives in this process: after a restart a test sale's simulated transfer is forgotten.
   const status = (sale: Sale): Effect.Effect<SettlementStatus> =>
     Effect.sync(() => {
       const key = sale.paymentKey.slice(sale.network.length + 1)
-      return ledger.isUsed(sale.network, key)
-        ? { _tag: "Settled", transaction: ledger.transactionOf(sale.network, key) }
-        : { _tag: "Unsettled" }
+      const transfer = ledger.transferOf(sale.network, key)
+      if (transfer === null) return { _tag: "Unsettled" }
+      const evm = sale.chain === "base"
+      const same = (a: string, b: string) => evm ? a.toLowerCase() === b.toLowerCase() : a === b
+      return same(transfer.to, sale.payTo) && same(transfer.from, sale.payer) && transfer.amount === sale.amount
+        ? { _tag: "Settled", transaction: transfer.transaction }
+        : { _tag: "Failed", reason: evm ? AUTHORIZATION_USED_ELSEWHERE : TRANSFER_MISMATCH }
     })
 
   const extras: Record<Chain, Readonly<Record<string, string>>> = {

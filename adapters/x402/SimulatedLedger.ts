@@ -36,6 +36,8 @@ export interface SimulatedLedger {
   readonly isUsed: (network: string, key: string) => boolean
   /** The simulated transaction that used the key, or null while it is unused. */
   readonly transactionOf: (network: string, key: string) => string | null
+  /** The transfer that used the key (to whom, how much), or null while it is unused. */
+  readonly transferOf: (network: string, key: string) => SimulatedTransfer | null
   /**
    * Marks the key used, debits `from` and credits `to`, all or nothing. Synchronous on purpose: with no
    * await between the checks and the writes, two concurrent settlements of one payment cannot both pass.
@@ -50,20 +52,22 @@ const accountId = (network: string, address: string): string =>
 /** A new, empty simulated ledger. */
 export const makeSimulatedLedger = (): SimulatedLedger => {
   const balances = new Map<string, bigint>()
-  // Used key → the simulated transaction that used it, so a status read can name it.
-  const used = new Map<string, string>()
+  // Used key → the simulated transfer that used it, so a status read can name it and check its terms.
+  const used = new Map<string, SimulatedTransfer>()
   const balanceOf = (network: string, address: string): bigint =>
     balances.get(accountId(network, address)) ?? SIMULATED_FAUCET_ATOMIC
   return {
     balanceOf,
     isUsed: (network, key) => used.has(`${network}|${key}`),
-    transactionOf: (network, key) => used.get(`${network}|${key}`) ?? null,
-    transfer: ({ amount, from, key, network, to, transaction }) => {
+    transactionOf: (network, key) => used.get(`${network}|${key}`)?.transaction ?? null,
+    transferOf: (network, key) => used.get(`${network}|${key}`) ?? null,
+    transfer: (t) => {
+      const { amount, from, key, network, to } = t
       const usedKey = `${network}|${key}`
       if (used.has(usedKey)) return Either.left("already_used")
       const fromBalance = balanceOf(network, from)
       if (fromBalance < amount) return Either.left("insufficient_funds")
-      used.set(usedKey, transaction)
+      used.set(usedKey, t)
       balances.set(accountId(network, from), fromBalance - amount)
       // Read `to` after the debit: a payment to oneself must leave the balance unchanged.
       balances.set(accountId(network, to), balanceOf(network, to) + amount)
