@@ -4,7 +4,7 @@
  * passes every other rule and only the rule named can refuse it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { AccountRole } from "@solana/kit"
+import { AccountRole, generateKeyPairSigner, signBytes } from "@solana/kit"
 import { Effect } from "effect"
 import { checkSolana, SvmReason, verifyEd25519 } from "../../../adapters/solana/SolanaCheck.js"
 import { associatedTokenAddress } from "../../../adapters/solana/SolanaPayment.js"
@@ -172,11 +172,10 @@ describe("checkSolana refuses a signature that is not the authority's over this 
     }))
 
   it("verifyEd25519 is false, never a rejection, for a signature of the wrong length or a key that is no address", async () => {
-    const signer = await crypto.subtle.generateKey("Ed25519", true, ["sign", "verify"]) as CryptoKeyPair
-    const { getAddressFromPublicKey } = await import("@solana/kit")
-    const who = await getAddressFromPublicKey(signer.publicKey)
+    const signer = await generateKeyPairSigner()
+    const who = signer.address
     const message = new TextEncoder().encode("pay 0.01 USDC")
-    const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", signer.privateKey, message))
+    const signature = Uint8Array.from(await signBytes(signer.keyPair.privateKey, message))
     expect(await verifyEd25519(who, signature, message)).toBe(true)
     expect(await verifyEd25519(who, signature.subarray(0, 63), message)).toBe(false)
     expect(await verifyEd25519(who, Uint8Array.from([...signature, 0]), message)).toBe(false)
