@@ -1,0 +1,544 @@
+/*
+ * Purchases.pay and the checkout it pays, on memory adapters: the real local payment checks (an EIP-3009
+ * authorization signed with viem), a seeded memory code host, and a facilitator whose verify, settle and
+ * chain answers each test scripts. Every test names the bug or attack it stops: a stale price paid, goods
+ * for a refused settle the chain does not prove, a failed sale whose money may have moved.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { authorizationTypes } from "@x402/evm"
+import { Chunk, Effect, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { getAddress, type Hex } from "viem"
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts"
+import { gunzipSync } from "node:zlib"
+import type { Checkout } from "../../domain/Checkout.js"
+import { CheckoutId, RepoRef } from "../../domain/Ids.js"
+import { Listing } from "../../domain/Listing.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED } from "../../domain/SettlementReasons.js"
+import { Listings } from "../../domain/usecases/Listings.js"
+import { Purchases } from "../../domain/usecases/Purchases.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
+import { Chains } from "../../ports/Chains.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import { FacilitatorError, type PaymentRequirement, type SettlementStatus, type SubmittedPayment } from "../../ports/PaymentFacilitator.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import { memoryPorts } from "../../testing/MemoryPorts.js"
+import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { aCheckout, aListing, at, BASE_ADDRESS } from "../support/fixtures.js"
+import { type Answers, facilitatorLayer, stubFacilitator } from "./support.js"
+
+const BASE_URL = "https://market.example"
+const SHA = "89abcdef0123456789abcdef0123456789abcdef"
+const WIDGET = { owner: "Octo-Org", name: "Widget", headSha: SHA, files: { "README.md": "# Widget\n", "src/index.ts": "export {}\n" } }
+const NOW = at("2024-03-01T12:00:00.000Z")
+const CLIENT = "203.0.113.7"
+
+/** Purchases on memory ports, with a live and a test facilitator answering as scripted. */
+const setup = (options: { readonly test?: Answers; readonly live?: Answers | null } = {}) => {
+  const test = stubFacilitator(options.test ?? {})
+  const live = options.live === null ? Option.none() : Option.some(stubFacilitator(options.live ?? {}))
+  const ports = Layer.merge(memoryPorts({ baseUrl: BASE_URL, repos: [WIDGET] }), facilitatorLayer({ live, test }))
+  const layer = Purchases.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Listings.Default, Settlements.Default)),
+    Layer.provideMerge(ports)
+  )
+  return { test, live: Option.getOrUndefined(live), layer }
+}
+
+/** The widget listed (anonymously, public repo, Base payout) with its current checkout, stored; the clock at NOW. */
+const listed = (fields: Partial<ConstructorParameters<typeof Listing>[0]> = {}) =>
+  Effect.gen(function*() {
+    const store = yield* ListingStore
+    const listing = aListing({ repo: new RepoRef({ owner: WIDGET.owner, name: WIDGET.name }), hostPat: null, ...fields })
+    const checkout = aCheckout(listing)
+    yield* store.insert(listing)
+    yield* store.insertCheckout(checkout)
+    yield* TestClock.setTime(NOW.getTime())
+    return { listing, checkout }
+  })
+
+/** The requirement a buyer would be quoted for `checkout`'s terms in test mode, built from the chain's facts. */
+const termsOf = (checkout: Checkout) =>
+  Effect.map(Chains, (chains): PaymentRequirement => {
+    const facts = chains.facts("base", false)
+    return {
+      chain: "base",
+      livemode: false,
+      scheme: "exact",
+      network: facts.network,
+      v1Network: facts.v1Network,
+      asset: facts.asset,
+      amount: checkout.price!,
+      payTo: checkout.payTo.base!,
+      maxTimeoutSeconds: 300,
+      resource: `${BASE_URL}/checkout/${checkout.id}/test`,
+      description: "",
+      extra: facts.extra
+    }
+  })
+
+/** An EIP-3009 authorization for `requirement`, signed by `buyer` with viem, valid for 10 minutes from NOW. */
+const signed = (buyer: PrivateKeyAccount, requirement: PaymentRequirement) =>
+  Effect.promise(async (): Promise<SubmittedPayment> => {
+    const authorization = {
+      from: buyer.address,
+      to: getAddress(requirement.payTo),
+      value: requirement.amount,
+      validAfter: 0n,
+      validBefore: BigInt(NOW.getTime() / 1000 + 600),
+      nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
+    }
+    const signature = await buyer.signTypedData({
+      domain: {
+        name: requirement.extra["name"]!,
+        version: requirement.extra["version"]!,
+        chainId: Number(requirement.network.split(":")[1]),
+        verifyingContract: getAddress(requirement.asset)
+      },
+      types: authorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: authorization
+    })
+    const payload = {
+      signature,
+      authorization: {
+        ...authorization,
+        value: `${authorization.value}`,
+        validAfter: `${authorization.validAfter}`,
+        validBefore: `${authorization.validBefore}`
+      }
+    }
+    const { amount, asset, network, payTo } = requirement
+    return {
+      x402Version: 2,
+      scheme: "exact",
+      network,
+      accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
+      payload,
+      raw: {}
+    }
+  })
+
+const aBuyer = () => privateKeyToAccount(generatePrivateKey())
+
+/** The sale the ledger holds for a payment (one per payment key: network + payer + nonce). */
+const saleOf = (payment: SubmittedPayment) =>
+  Effect.gen(function*() {
+    const identity = yield* Effect.flatMap(Chains, (c) => c.paymentIdentity("base", payment.payload))
+    return yield* Effect.flatMap(SaleLedger, (l) => l.findByPaymentKey(`${payment.network}:${identity.key}`))
+  })
+
+const pay = (checkout: Checkout, payment: SubmittedPayment, options: { readonly livemode?: boolean; readonly client?: string } = {}) =>
+  Effect.flatMap(Purchases, (p) => p.pay(checkout.id, options.livemode ?? false, payment, options.client ?? CLIENT))
+
+/** A copy of the payment carrying the buyer's x402 payment-identifier id. */
+const withId = (payment: SubmittedPayment, id: string): SubmittedPayment => ({ ...payment, paymentId: Redacted.make(id) })
+
+describe("Purchases: which checkout can be paid", () => {
+  it.effect("refuses (410) a checkout orphaned by two concurrent reprices (not voided, but no longer the listing's): its stale price is never payable, and nothing reaches the facilitator", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { listing, checkout: orphan } = yield* listed()
+      // The winning reprice points the listing at its own checkout; the loser's stays unvoided.
+      const store = yield* ListingStore
+      const winner = aCheckout(listing, { id: CheckoutId.make("chk_winner"), price: AtomicAmount.make(listing.price! * 2n) })
+      yield* store.insertCheckout(winner)
+      yield* store.update(new Listing({ ...listing, checkoutId: winner.id }))
+
+      const purchases = yield* Purchases
+      const gone = yield* Effect.flip(purchases.current(orphan.id))
+      expect(gone).toMatchObject({ _tag: "CheckoutGone", page: `${BASE_URL}/r/Octo-Org/Widget` })
+      expect(gone.detail).toContain(`${BASE_URL}/r/Octo-Org/Widget`)
+      expect(yield* Effect.flip(purchases.quote(orphan.id, false))).toMatchObject({ _tag: "CheckoutGone" })
+
+      const payment = yield* signed(aBuyer(), yield* termsOf(orphan))
+      expect(yield* Effect.flip(pay(orphan, payment))).toMatchObject({ _tag: "CheckoutGone" })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+      expect(yield* saleOf(payment)).toStrictEqual(Option.none())
+
+      // The listing's own checkout is the current one.
+      expect(yield* purchases.current(winner.id)).toMatchObject({ checkout: { id: winner.id }, listing: { id: listing.id } })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (410) a voided checkout, one whose listing was taken down and one whose listing is gone; an unknown one is 404", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* ListingStore
+      const purchases = yield* Purchases
+      const { checkout: voided } = yield* listed()
+      yield* store.voidCheckout(voided.id, NOW)
+      expect(yield* Effect.flip(purchases.current(voided.id))).toMatchObject({ _tag: "CheckoutGone" })
+
+      const { listing, checkout: takenDown } = yield* listed({ repo: new RepoRef({ owner: "Octo-Org", name: "Other" }) })
+      yield* store.update(new Listing({ ...listing, status: "taken_down", takenDownAt: NOW }))
+      expect(yield* Effect.flip(purchases.current(takenDown.id))).toMatchObject({ _tag: "CheckoutGone", page: `${BASE_URL}/r/Octo-Org/Other` })
+
+      const orphan = aCheckout(aListing({ repo: new RepoRef({ owner: "Octo-Org", name: "Gone" }) }))
+      yield* store.insertCheckout(orphan)
+      expect(yield* Effect.flip(purchases.current(orphan.id))).toMatchObject({ _tag: "CheckoutGone" })
+
+      expect(yield* Effect.flip(purchases.current("chk_nobody"))).toMatchObject({ _tag: "NotFound" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: a settle the facilitator refused is judged by the chain", () => {
+  const refused = (status: SettlementStatus, errorReason: string | null = "unexpected_settle_error"): Answers => ({
+    settle: (_, requirement) => Effect.succeed({ success: false, transaction: null, network: requirement.network, payer: null, errorReason }),
+    status: () => Effect.succeed(status)
+  })
+
+  it.effect("delivers when the chain shows the very transfer final (someone broadcast the buyer's authorization first): the sale settles with the chain's transaction", () => {
+    const { test, layer } = setup({ test: refused({ _tag: "Settled", transaction: "0xchain" }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const buyer = aBuyer()
+      const payment = yield* signed(buyer, yield* termsOf(checkout))
+      const goods = yield* pay(checkout, payment)
+      expect(goods.settlement).toStrictEqual({ success: true, transaction: "0xchain", network: "eip155:84532", payer: buyer.address, errorReason: null })
+      expect(goods.sale).toMatchObject({ status: "settled", transaction: "0xchain", payer: buyer.address, commitSha: SHA })
+      expect(goods.filename).toBe("Octo-Org-Widget-89abcde.tar.gz")
+      expect(goods.receipt).toMatch(new RegExp(`^${BASE_URL}/downloads/`))
+      expect(Option.getOrThrow(yield* saleOf(payment))).toStrictEqual(goods.sale)
+      expect(test.calls).toStrictEqual({ status: 1, verify: 1, settle: 1 })
+      const bytes = Buffer.concat(Chunk.toReadonlyArray(yield* Stream.runCollect(goods.body)))
+      expect(gunzipSync(bytes).toString("utf8")).toContain("TEST purchase")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers 503 settlement pending and keeps the sale pending while the chain cannot tell (the money may have moved: never failed, never delivered)", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unknown", reason: "not final yet" }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending", retryAfterSeconds: 10 })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: null, transaction: null })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("fails the sale with the chain's reason when the authorization was spent by another transfer of the payer (nonce twin): no goods", () => {
+    const { layer } = setup({ test: refused({ _tag: "Failed", reason: AUTHORIZATION_USED_ELSEWHERE }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const buyer = aBuyer()
+      const payment = yield* signed(buyer, yield* termsOf(checkout))
+      const failed = yield* Effect.flip(pay(checkout, payment))
+      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: AUTHORIZATION_USED_ELSEWHERE, network: "eip155:84532", payer: buyer.address })
+      expect(failed._tag === "SettlementFailed" && failed.detail).toContain("used on chain by another transfer")
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: AUTHORIZATION_USED_ELSEWHERE })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("tells the buyer why in words: a cancelled authorization and a transaction failed on chain each have their own explanation", () => {
+    const cases = [
+      [AUTHORIZATION_CANCELED, "cancelled the payment's authorization"],
+      [TRANSACTION_FAILED, "transaction failed on chain"]
+    ] as const
+    return Effect.forEach(cases, ([reason, words]) => {
+      const { layer } = setup({ test: refused({ _tag: "Failed", reason }) })
+      return Effect.gen(function*() {
+        const { checkout } = yield* listed()
+        const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+        const failed = yield* Effect.flip(pay(checkout, payment))
+        expect(failed).toMatchObject({ _tag: "SettlementFailed", reason })
+        expect(failed._tag === "SettlementFailed" && failed.detail).toContain(words)
+      }).pipe(Effect.provide(layer))
+    }, { discard: true })
+  })
+
+  it.effect("fails the sale with the facilitator's reason when the chain shows the transfer did not move", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unsettled" }, "insufficient_funds") })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const buyer = aBuyer()
+      const payment = yield* signed(buyer, yield* termsOf(checkout))
+      const failed = yield* Effect.flip(pay(checkout, payment))
+      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds", payer: buyer.address, detail: "The payment could not be settled; nothing was delivered." })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("fails it as settlement_failed when the facilitator's refusal names no reason", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unsettled" }, null) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: "settlement_failed" })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: "settlement_failed" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: the order of a purchase (check locally, verify, pin, record, settle, deliver)", () => {
+  it.effect("records the sale with the terms paid, the commit pinned before the settle and the authorization's validBefore as settleBy, then delivers with the facilitator's transaction", () => {
+    const { test, layer } = setup({
+      test: { settle: (_, r) => Effect.succeed({ success: true, transaction: "0xfacilitator", network: r.network, payer: null, errorReason: null }) }
+    })
+    return Effect.gen(function*() {
+      const { listing, checkout } = yield* listed({ accountId: null })
+      const buyer = aBuyer()
+      const requirement = yield* termsOf(checkout)
+      const payment = yield* signed(buyer, requirement)
+      const goods = yield* pay(checkout, payment)
+      const sale = Option.getOrThrow(yield* saleOf(payment))
+      expect(sale).toStrictEqual(goods.sale)
+      expect(sale).toMatchObject({
+        listingId: listing.id,
+        checkoutId: checkout.id,
+        accountId: null,
+        repo: "Octo-Org/Widget",
+        livemode: false,
+        chain: "base",
+        network: "eip155:84532",
+        asset: requirement.asset,
+        amount: checkout.price,
+        payTo: requirement.payTo,
+        payer: buyer.address,
+        commitSha: SHA,
+        transaction: "0xfacilitator",
+        status: "settled",
+        failureReason: null,
+        createdAt: NOW,
+        settledAt: NOW,
+        settleBy: new Date(NOW.getTime() + 600_000),
+        paymentIdDigest: null
+      })
+      // The payer is optional in a settle answer: the receipt still names the one who signed.
+      expect(goods.settlement).toStrictEqual({ success: true, transaction: "0xfacilitator", network: "eip155:84532", payer: buyer.address, errorReason: null })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("keeps the sale pending and answers 503 when the settle call had no answer (timeout, 5xx): the money may have moved, so the sale is neither failed nor delivered, and the chain is not asked yet", () => {
+    const { test, layer } = setup({ test: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "no answer" })) } })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending", retryAfterSeconds: 10 })
+      expect(Option.getOrThrow(yield* saleOf(payment)).status).toBe("pending")
+      expect(test.calls.status).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses a payment the facilitator does not verify, with its reason, recording nothing and settling nothing", () => {
+    const cases = [["invalid_exact_evm_insufficient_balance", "invalid_exact_evm_insufficient_balance"], [null, "invalid_payment"]] as const
+    return Effect.forEach(cases, ([given, reason]) => {
+      const { test, layer } = setup({ test: { verify: () => Effect.succeed({ valid: false, invalidReason: given, payer: null }) } })
+      return Effect.gen(function*() {
+        const { checkout } = yield* listed()
+        const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+        expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "PaymentRejected", reason, detail: "The payment did not verify." })
+        expect(yield* saleOf(payment)).toStrictEqual(Option.none())
+        expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 0 })
+      }).pipe(Effect.provide(layer))
+    }, { discard: true })
+  })
+
+  it.effect("answers 503 payments unavailable when verify cannot be asked: nothing charged, nothing recorded", () => {
+    const { test, layer } = setup({ test: { verify: () => Effect.fail(new FacilitatorError({ reason: "unreachable", message: "down" })) } })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const error = yield* Effect.flip(pay(checkout, payment))
+      expect(error).toMatchObject({ _tag: "PaymentsUnavailable" })
+      expect(error._tag === "PaymentsUnavailable" && error.detail).toContain("could not verify the payment")
+      expect(yield* saleOf(payment)).toStrictEqual(Option.none())
+      expect(test.calls.settle).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("charges nobody when the code host cannot serve the repo: the commit is pinned before the settle, so a seller's repo gone missing fails before any money moves", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* Effect.flatMap(CodeHostMemoryControl, (c) => c.remove(WIDGET.owner, WIDGET.name))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "HostUnavailable" })
+      expect(yield* saleOf(payment)).toStrictEqual(Option.none())
+      expect(test.calls.settle).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses live payments (503) when the operator configured no live facilitator, before reading the payment", () => {
+    const { test, layer } = setup({ live: null })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const error = yield* Effect.flip(pay(checkout, payment, { livemode: true }))
+      expect(error).toMatchObject({ _tag: "PaymentsUnavailable" })
+      expect(error._tag === "PaymentsUnavailable" && error.detail).toContain("Live payments are off")
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("pays live money through the live facilitator only, never the test twin", () => {
+    const { test, live, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const chains = yield* Chains
+      const facts = chains.facts("base", true)
+      const requirement = { ...(yield* termsOf(checkout)), livemode: true, network: facts.network, asset: facts.asset, extra: facts.extra }
+      const payment = yield* signed(aBuyer(), requirement)
+      const goods = yield* pay(checkout, payment, { livemode: true })
+      expect(goods.sale).toMatchObject({ livemode: true, network: "eip155:8453", status: "settled" })
+      expect(live!.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+      // A test payment is not taken at the live checkout, nor the reverse.
+      const testPayment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, testPayment, { livemode: true }))).toMatchObject({ _tag: "PaymentRejected", reason: "network_mismatch" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: payments refused before any facilitator is asked", () => {
+  it.effect("refuses a payment on a network the checkout does not take, one whose payload cannot be read and one made for other terms, asking no facilitator", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const requirement = yield* termsOf(checkout)
+      const good = yield* signed(aBuyer(), requirement)
+      expect(yield* Effect.flip(pay(checkout, { ...good, network: "eip155:1" }))).toMatchObject({ _tag: "PaymentRejected", reason: "network_mismatch" })
+      expect(yield* Effect.flip(pay(checkout, { ...good, payload: { signature: "0x" } }))).toMatchObject({ _tag: "PaymentRejected", reason: "invalid_payload" })
+      const cheaper = yield* signed(aBuyer(), { ...requirement, amount: AtomicAmount.make(requirement.amount - 1n) })
+      expect(yield* Effect.flip(pay(checkout, cheaper))).toMatchObject({ _tag: "PaymentRejected", reason: "requirements_mismatch" })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses an authorization not signed by its payer, and one signed for another price than it claims to accept (a forged payment never reaches the facilitator or the ledger)", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const requirement = yield* termsOf(checkout)
+      const buyer = aBuyer()
+      const real = yield* signed(buyer, requirement)
+      const byAnother = yield* signed(aBuyer(), requirement)
+      // The buyer's authorization with another key's signature over it.
+      const forged = { ...real, payload: { ...(real.payload as object), signature: (byAnother.payload as { signature: string }).signature } }
+      const refused = yield* Effect.flip(pay(checkout, forged))
+      expect(refused).toMatchObject({ _tag: "PaymentRejected", reason: "invalid_exact_evm_signature" })
+      expect(refused._tag === "PaymentRejected" && refused.detail).toBe("The payment is not validly signed by its payer for this checkout's terms.")
+      // Signed for one cent less, claiming the checkout's price.
+      const underpaid = yield* signed(buyer, { ...requirement, amount: AtomicAmount.make(requirement.amount - 10_000n) })
+      const claimed = { ...underpaid, accepted: real.accepted }
+      expect(yield* Effect.flip(pay(checkout, claimed))).toMatchObject({ _tag: "PaymentRejected", reason: "invalid_exact_evm_payload_authorization_value_mismatch" })
+      expect(yield* saleOf(forged)).toStrictEqual(Option.none())
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses an authorization that has expired (its validBefore is past): it could never settle", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "PaymentRejected", reason: "invalid_exact_evm_payload_authorization_valid_before" })
+      expect(test.calls.verify).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("limits payment attempts to 60 a minute per client address (junk payments cannot hammer the checks), other clients unaffected", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const junk = { ...(yield* signed(aBuyer(), yield* termsOf(checkout))), network: "eip155:1" }
+      for (let i = 0; i < 60; i++) expect(yield* Effect.flip(pay(checkout, junk))).toMatchObject({ _tag: "PaymentRejected" })
+      const limited = yield* Effect.flip(pay(checkout, junk))
+      expect(limited).toMatchObject({ _tag: "RateLimited", detail: "Too many payment attempts from this address; wait and try again." })
+      expect(limited._tag === "RateLimited" && limited.retryAfterSeconds).toBeGreaterThan(0)
+      expect(yield* Effect.flip(pay(checkout, junk, { client: "198.51.100.9" }))).toMatchObject({ _tag: "PaymentRejected" })
+      yield* TestClock.adjust("61 seconds")
+      expect(yield* Effect.flip(pay(checkout, junk))).toMatchObject({ _tag: "PaymentRejected" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: a payment already on the ledger", () => {
+  it.effect("never delivers twice for one payment presented again without its buyer's id (every byte of a settled payment is public): 402 payment_already_used, no second settle", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* pay(checkout, payment)
+      const again = yield* Effect.flip(pay(checkout, payment))
+      expect(again).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers a payment that failed earlier with that failure again, never a second settle", () => {
+    const { test, layer } = setup({ test: { settle: (_, r) => Effect.succeed({ success: false, transaction: null, network: r.network, payer: null, errorReason: "insufficient_funds" }), status: () => Effect.succeed({ _tag: "Unsettled" }) } })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* Effect.flip(pay(checkout, payment))
+      const again = yield* Effect.flip(pay(checkout, payment))
+      expect(again).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds", detail: "This payment failed to settle earlier; it cannot be used again." })
+      const withTheId = yield* Effect.flip(pay(checkout, withId(payment, "pay_other")))
+      expect(withTheId).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers a copy of a payment whose settle is still unknown with 503 after asking the chain, and delivers nothing to a copy without the buyer's id once it settled", () => {
+    let chainSays: SettlementStatus = { _tag: "Unknown", reason: "not final" }
+    const { test, layer } = setup({
+      test: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "no answer" })), status: () => Effect.succeed(chainSays) }
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* Effect.flip(pay(checkout, payment))
+      // A second copy waits a few seconds for the settle in flight, then asks the chain.
+      const copy = yield* Effect.fork(Effect.flip(pay(checkout, payment)))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(copy)).toMatchObject({ _tag: "SettlementPending" })
+      expect(test.calls).toMatchObject({ status: 1, settle: 1 })
+      chainSays = { _tag: "Settled", transaction: "0xlanded" }
+      const later = yield* Effect.fork(Effect.flip(pay(checkout, payment)))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(later)).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "settled", transaction: "0xlanded" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("delivers again to the buyer's own retry (same payment-identifier id), without a second settle, and stores the id only as a keyed digest", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_0123456789abcdef0123456789abcdef")
+      const first = yield* pay(checkout, payment)
+      expect(first.sale.paymentIdDigest).toMatch(/^[0-9a-f]{64}$/)
+      expect(JSON.stringify(first.sale, (_, v) => typeof v === "bigint" ? `${v}` : v)).not.toContain("pay_0123456789abcdef0123456789abcdef")
+      const again = yield* pay(checkout, payment)
+      expect(again.sale).toStrictEqual(first.sale)
+      expect(again.settlement).toStrictEqual(first.settlement)
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (409) the buyer's id presented at another checkout, or by another payer's payment: an id names one purchase of one payer", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { checkout: other } = yield* listed({ repo: new RepoRef({ owner: WIDGET.owner, name: "Gadget" }) })
+      const buyer = aBuyer()
+      const id = "pay_fedcba9876543210fedcba9876543210"
+      yield* pay(checkout, withId(yield* signed(buyer, yield* termsOf(checkout)), id))
+      // The same payer, the same id, at another checkout: not that purchase.
+      const elsewhere = withId(yield* signed(buyer, yield* termsOf(other)), id)
+      expect(yield* Effect.flip(pay(other, elsewhere))).toMatchObject({ _tag: "PaymentIdConflict" })
+      // The same payer and id, the same checkout, but a payment for other terms.
+      const requirement = yield* termsOf(checkout)
+      const otherTerms = withId(yield* signed(buyer, { ...requirement, amount: AtomicAmount.make(requirement.amount + 1n) }), id)
+      expect(yield* Effect.flip(pay(checkout, otherTerms))).toMatchObject({ _tag: "PaymentIdConflict" })
+      // Another payer with the same id is another purchase altogether.
+      const stranger = yield* pay(checkout, withId(yield* signed(aBuyer(), requirement), id))
+      expect(stranger.sale.status).toBe("settled")
+      expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+})
