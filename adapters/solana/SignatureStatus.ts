@@ -48,26 +48,31 @@ interface TransactionAnswer {
 const unknown = (reason: string): SettlementStatus => ({ _tag: "Unknown", reason })
 
 /**
- * Whether a landed transaction is the sale's payment, and what it did: it must carry the buyer's signature
- * (the payment key) as the signature of the sale's payer — then it is the very message the buyer signed —
- * and its single TransferChecked must move exactly the sale's amount of the sale's mint into `payTo`'s
- * associated token account with the payer as authority. `other` for a transaction of someone else's.
+ * Whether a landed transaction is the sale's payment, and what it did. It is the sale's only if it carries the
+ * buyer's signature (the payment key) as the signature of the sale's payer: then it is the very message the
+ * buyer signed (null otherwise: someone else's transaction). It pays the sale (`matches`) only if its single
+ * TransferChecked moves exactly the sale's amount of the sale's mint into `payTo`'s associated token account
+ * with the payer as authority; anything else is a `mismatch`.
  */
 export const paymentInTransaction = async (
   wire: string,
   sale: Pick<Sale, "payer" | "payTo" | "asset" | "amount">,
   signature: string
-): Promise<"other" | "matches" | "mismatch"> => {
+): Promise<"matches" | "mismatch" | null> => {
   const decoded = decodeSolanaPayment({ transaction: wire })
-  if (Either.isLeft(decoded)) return "other"
+  if (Either.isLeft(decoded)) return null
   const signer = decoded.right.signers.find((s) => s.address === sale.payer)
-  if (signer?.signature == null || base58(signer.signature) !== signature) return "other"
+  if (signer?.signature == null || base58(signer.signature) !== signature) return null
   const found = paymentTransfer(decoded.right)
   if (Either.isLeft(found)) return "mismatch"
   const { transfer } = found.right
   if (transfer.authority !== sale.payer || transfer.mint !== sale.asset || transfer.amount !== sale.amount) return "mismatch"
-  const destination = await associatedTokenAddress(sale.payTo, transfer.mint, transfer.program).catch(() => null)
-  return destination !== null && transfer.destination === destination ? "matches" : "mismatch"
+  try {
+    return transfer.destination === await associatedTokenAddress(sale.payTo, transfer.mint, transfer.program) ? "matches" : "mismatch"
+  } catch {
+    // `payTo` is no address: nothing can be paid to it.
+    return "mismatch"
+  }
 }
 
 /**
@@ -89,22 +94,19 @@ export const makeSignatureStatus = (url: Redacted.Redacted<string>, options: Sig
   const pages = options.pages ?? 5
   const budget = options.transactions ?? 25
 
+  /** One JSON-RPC call: its `result`, or a failure for anything else (no answer, an HTTP error, an `error` answer). */
   const rpc = <A>(method: string, params: ReadonlyArray<unknown>) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const res = await fetch(Redacted.value(url), {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-          signal
-        })
-        if (!res.ok) throw new Error("status")
-        const answer = (await res.json()) as { readonly result?: A; readonly error?: unknown }
-        if (answer.error !== undefined || answer.result === undefined) throw new Error("error")
-        return answer.result
-      },
-      catch: () => "rpc_failed" as const
-    }).pipe(Effect.timeoutFail({ duration: options.timeoutMs, onTimeout: () => "rpc_failed" as const }))
+    Effect.tryPromise(async (signal) => {
+      const res = await fetch(Redacted.value(url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        signal
+      })
+      const answer = (await res.json()) as { readonly result?: A; readonly error?: unknown }
+      if (!res.ok || answer.error !== undefined || answer.result === undefined) throw new Error()
+      return answer.result
+    }).pipe(Effect.timeout(options.timeoutMs))
 
   const read = (sale: Sale) =>
     Effect.gen(function*() {
@@ -117,9 +119,10 @@ export const makeSignatureStatus = (url: Redacted.Redacted<string>, options: Sig
       let before: string | undefined
       let fetched = 0
       for (let page = 0; page < pages; page++) {
+        // (`before` undefined on the first page: JSON leaves it out.)
         const entries = yield* rpc<ReadonlyArray<SignatureEntry>>("getSignaturesForAddress", [
           sale.payer,
-          { limit: pageSize, commitment: "confirmed", ...(before === undefined ? {} : { before }) }
+          { limit: pageSize, commitment: "confirmed", before }
         ])
         if (!Array.isArray(entries)) return unknown("the Solana RPC endpoint answered with an error")
         for (const entry of entries) {
@@ -136,13 +139,17 @@ export const makeSignatureStatus = (url: Redacted.Redacted<string>, options: Sig
             return unknown("a listed transaction could not be read")
           }
           const verdict = yield* Effect.promise(() => paymentInTransaction(tx.transaction[0], sale, signature))
-          if (verdict === "other") continue
+          if (verdict === null) continue
+          // The sale's own transaction: what it did counts once final.
           if (entry.confirmationStatus !== "finalized") return unknown("the transaction is on chain but not final yet")
-          if (tx.meta === null || tx.meta === undefined) return unknown("the transaction's outcome is not known")
-          if (tx.meta.err !== null && tx.meta.err !== undefined) return { _tag: "Failed", reason: TRANSACTION_FAILED } as const
-          return verdict === "matches"
-            ? { _tag: "Settled", transaction: entry.signature } as const
-            : { _tag: "Failed", reason: TRANSFER_MISMATCH } as const
+          if (tx.meta == null) return unknown("the transaction's outcome is not known")
+          if (tx.meta.err != null) return { _tag: "Failed", reason: TRANSACTION_FAILED } as const
+          switch (verdict) {
+            case "matches":
+              return { _tag: "Settled", transaction: entry.signature } as const
+            case "mismatch":
+              return { _tag: "Failed", reason: TRANSFER_MISMATCH } as const
+          }
         }
         if (entries.length < pageSize) return { _tag: "Unsettled" } as const
         before = entries[entries.length - 1]!.signature
@@ -150,6 +157,7 @@ export const makeSignatureStatus = (url: Redacted.Redacted<string>, options: Sig
       return unknown("the payer's history is longer than one read searches")
     }).pipe(
       Effect.catchAll(() => Effect.succeed(unknown("the Solana RPC endpoint did not answer"))),
+      // Stryker disable next-line StringLiteral: a span's name labels traces, it decides nothing
       Effect.withSpan("SignatureStatus.read")
     )
 

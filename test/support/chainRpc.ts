@@ -53,7 +53,8 @@ export interface LandedSolana {
   readonly wire: string
   readonly err: unknown
   readonly confirmationStatus: "processed" | "confirmed" | "finalized"
-  readonly blockTime: number
+  /** Unix seconds; null when the node does not know it (as RPC nodes answer for some blocks). */
+  readonly blockTime: number | null
   readonly slot: number
 }
 
@@ -65,6 +66,8 @@ export const chain = {
   canceled: new Map<string, { tx: Hex; block: bigint }>(),
   /** Base's `finalized` block: blocks above it may still be reorganised away. Everything is final unless a test says otherwise. */
   finalized: LATEST_BLOCK,
+  /** The most blocks one `eth_getLogs` may span, as providers cap it (null: no cap). */
+  maxLogRange: null as bigint | null,
   /** Solana transactions on chain, oldest first. */
   solana: [] as Array<LandedSolana>,
   /** What `getLatestBlockhash` answers; null: a malformed answer (no value). */
@@ -80,6 +83,7 @@ export const resetChain = () => {
   chain.canceled.clear()
   chain.solana.length = 0
   chain.finalized = LATEST_BLOCK
+  chain.maxLogRange = null
   chain.down = false
   chain.calls.length = 0
 }
@@ -126,6 +130,22 @@ export const landSolana = (
 }
 
 const rpcResult = (id: unknown, result: unknown) => HttpResponse.json({ jsonrpc: "2.0", id, result })
+const rpcError = (id: unknown, code: number, message: string) => HttpResponse.json({ jsonrpc: "2.0", id, error: { code, message } })
+
+/**
+ * What every JSON-RPC node checks before the method: a JSON content type (else 415) and a JSON-RPC 2.0 request
+ * (else -32600). Answers the refusal, or undefined.
+ */
+const refusal = (request: Request, body: any) => {
+  if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) {
+    return new HttpResponse("Supported Content-Types are application/json", { status: 415 })
+  }
+  if (body?.jsonrpc !== "2.0" || typeof body.method !== "string") return rpcError(body?.id ?? null, -32600, "Invalid request")
+  return undefined
+}
+
+/** Solana's commitment levels; anything else is an invalid parameter (-32602). */
+const COMMITMENTS = ["processed", "confirmed", "finalized"]
 
 const topicOf = (address: string) => pad(address.toLowerCase() as Hex, { size: 32 })
 
@@ -165,6 +185,8 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
     const body: any = await request.json()
     chain.calls.push(`base:${body.method}`)
     if (chain.down) return new HttpResponse("upstream unavailable", { status: 503 })
+    const refused = refusal(request, body)
+    if (refused !== undefined) return refused
     switch (body.method) {
       case "eth_chainId":
         return rpcResult(body.id, "0x2105")
@@ -183,6 +205,9 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
         const [{ address, fromBlock, toBlock, topics }] = body.params
         expect(String(address).toLowerCase()).toBe(BASE_USDC.toLowerCase())
         expect([AUTHORIZATION_USED, AUTHORIZATION_CANCELED]).toContain(topics[0])
+        if (chain.maxLogRange !== null && BigInt(toBlock) - BigInt(fromBlock) + 1n > chain.maxLogRange) {
+          return rpcError(body.id, -32005, `query exceeds max block range ${chain.maxLogRange}`)
+        }
         const authorizer = `0x${String(topics[1]).slice(-40)}`
         const logs = logsOf(authorizer, topics[2])
           .map(rpcLog)
@@ -246,6 +271,8 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
     const body: any = await request.json()
     chain.calls.push(`solana:${body.method}`)
     if (chain.down) return new HttpResponse("upstream unavailable", { status: 503 })
+    const refused = refusal(request, body)
+    if (refused !== undefined) return refused
     const landed = chain.solana.map((tx) => ({ ...tx, ...solanaFacts(tx.wire) }))
     const visible = (tx: LandedSolana, commitment: string | undefined) =>
       commitment === "finalized" ? tx.confirmationStatus === "finalized" : commitment === "processed" || tx.confirmationStatus !== "processed"
@@ -265,7 +292,8 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
       }
       case "getSignaturesForAddress": {
         const [address, config = {}] = body.params as [string, { limit?: number; before?: string; commitment?: string }]
-        expect(config.commitment === undefined || ["confirmed", "finalized"].includes(config.commitment)).toBe(true)
+        // getSignaturesForAddress takes confirmed or finalized only.
+        if (config.commitment !== undefined && !["confirmed", "finalized"].includes(config.commitment)) return rpcError(body.id, -32602, "Invalid params: commitment")
         let newestFirst = landed.filter((t) => t.accounts.includes(address) && visible(t, config.commitment ?? "finalized")).reverse()
         if (config.before !== undefined) {
           const at = newestFirst.findIndex((t) => t.id === config.before)
@@ -284,6 +312,7 @@ export const chainRpcHandlers = (BASE_RPC: string, SOLANA_RPC: string) => [
       case "getTransaction": {
         const [id, config = {}] = body.params as [string, { encoding?: string; commitment?: string; maxSupportedTransactionVersion?: number }]
         expect(config.encoding).toBe("base64")
+        if (config.commitment !== undefined && !COMMITMENTS.slice(1).includes(config.commitment)) return rpcError(body.id, -32602, "Invalid params: commitment")
         const tx = landed.find((t) => t.id === id && visible(t, config.commitment ?? "finalized"))
         if (tx === undefined) return rpcResult(body.id, null)
         if (config.maxSupportedTransactionVersion === undefined) {

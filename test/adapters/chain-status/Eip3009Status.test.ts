@@ -212,10 +212,56 @@ describe("the Base status reader", () => {
         { ...sale, paymentKey: `eip155:8453:eip3009:${sale.payer}:${"z".repeat(66)}` },
         { ...sale, asset: "USDC" }
       ] as Array<Sale>
+      // A key that names another network of the same length (the network is part of the key).
+      bad.push({ ...sale, paymentKey: sale.paymentKey.replace("eip155:8453", "eip155:8888") } as Sale)
       for (const s of bad) {
-        expect((yield* read(s))._tag, s.paymentKey).toBe("Unknown")
+        expect(yield* read(s), s.paymentKey).toEqual({ _tag: "Unknown", reason: "not an EIP-3009 payment on this network" })
       }
       expect(chain.calls).toEqual([])
+    }))
+
+  it.effect("a payment key whose address is written in upper case (no checksum) is read all the same", () =>
+    Effect.gen(function*() {
+      const { authorization, sale } = baseSale()
+      landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 10n })
+      const upper = `0x${authorization.from.slice(2).toUpperCase()}`
+      expect(yield* read({ ...sale, paymentKey: `eip155:8453:eip3009:${upper}:${authorization.nonce}` } as Sale)).toEqual({ _tag: "Settled", transaction: TX })
+    }))
+
+  it.effect("the log search keeps within the provider's range cap, chunk by chunk, and covers exactly the last logBlocks blocks", () =>
+    Effect.gen(function*() {
+      chain.maxLogRange = 4_000n
+      const { authorization, sale } = baseSale()
+      landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 9_999n })
+      expect(yield* read(sale)).toEqual({ _tag: "Settled", transaction: TX })
+      expect(chain.calls.filter((c) => c === "base:eth_getLogs")).toHaveLength(3)
+      // logBlocks = the chain's length + 1 reaches block 0; = its length stops at block 1.
+      const whole = (logBlocks: bigint) =>
+        makeEip3009Status(Redacted.make(BASE_RPC), { network: "eip155:8453", timeoutMs: 2_000, logBlocks, logChunk: LATEST_BLOCK * 2n })
+      chain.maxLogRange = null
+      for (const [block, logBlocks, tag] of [[0n, LATEST_BLOCK + 1n, "Settled"], [0n, LATEST_BLOCK, "Unknown"], [1n, LATEST_BLOCK, "Settled"]] as const) {
+        resetChain()
+        const { authorization, sale } = baseSale()
+        landTransfer(authorization, { tx: TX, block })
+        const status = yield* whole(logBlocks)(sale)
+        expect(status._tag, `block ${block}, logBlocks ${logBlocks}`).toBe(tag)
+      }
+    }))
+
+  it.effect("each call is made once: an endpoint that fails a call is unknown for this read (the reconciler comes back), never retried into a burst", () =>
+    Effect.gen(function*() {
+      const { authorization, sale } = baseSale()
+      landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 10n })
+      let failed = 0
+      server.use(http.post(BASE_RPC, async ({ request }) => {
+        const body: any = await request.clone().json()
+        if (body.method !== "eth_call" || failed > 0) return undefined
+        failed++
+        return new HttpResponse("busy", { status: 503 })
+      }))
+      expect(yield* read(sale)).toEqual({ _tag: "Unknown", reason: "the Base RPC endpoint did not answer" })
+      expect(chain.calls.filter((c) => c === "base:eth_call")).toHaveLength(0)
+      expect(yield* read(sale)).toEqual({ _tag: "Settled", transaction: TX })
     }))
 })
 
@@ -271,5 +317,14 @@ describe("transferInReceipt: the logs that prove a sale's transfer", () => {
       expect(transferInReceipt(logs, sale, authorization), name).toBe("other_transfer")
     }
     expect(transferInReceipt([used(), transfer()], { ...sale, payTo: "not an address" }, authorization)).toBe("other_transfer")
+    // The right value, not ABI-encoded as 32 bytes.
+    expect(transferInReceipt([used(), { ...transfer(), data: toHex(5_000_000n) }], sale, authorization)).toBe("other_transfer")
+  })
+
+  it("logs with fewer topics than the events have are read without error", () => {
+    const bare = { address: BASE_USDC as Hex, topics: [AU] as [Hex, ...Array<Hex>], data: "0x" as Hex }
+    expect(transferInReceipt([bare, transfer()], sale, authorization)).toBe("absent")
+    expect(transferInReceipt([used(), { ...transfer(), topics: [TRANSFER, topic(from)] as [Hex, ...Array<Hex>] }], sale, authorization)).toBe("other_transfer")
+    expect(transferInReceipt([{ ...used(), topics: [] as unknown as [Hex] }, transfer()], sale, authorization)).toBe("absent")
   })
 })

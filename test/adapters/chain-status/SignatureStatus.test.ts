@@ -4,7 +4,18 @@
  * while a sale knows only the buyer's. The payments are real `exact` transactions signed with @solana/kit.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit"
+import {
+  AccountRole,
+  address,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type Instruction,
+  type KeyPairSigner,
+  partiallySignTransaction
+} from "@solana/kit"
 import { Effect, Either, Redacted } from "effect"
 import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
@@ -14,7 +25,7 @@ import { AtomicAmount } from "../../../domain/Money.js"
 import type { Sale } from "../../../domain/Sale.js"
 import { aSale } from "../../../testing/Fixtures.js"
 import { chain, chainRpcHandlers, landSolana, resetChain } from "../../support/chainRpc.js"
-import { solanaPayload, standardHead } from "../../support/solanaByHand.js"
+import { computeUnitLimit, computeUnitPrice, MEMO_PROGRAM, solanaPayload, standardHead, transferChecked } from "../../support/solanaByHand.js"
 
 const BASE_RPC = "https://base-rpc.test/KEY"
 const SOLANA_RPC = "https://solana-rpc.test/SOLKEY-0123456789"
@@ -243,18 +254,132 @@ describe("the Solana status reader", () => {
 })
 
 describe("paymentInTransaction: is a landed transaction this sale's payment?", () => {
-  it.effect("another payer's, an undecodable one, or one without the buyer's signature in the payer's slot: other", () =>
+  it.effect("another payer's, an undecodable one, or one without the buyer's signature in the payer's slot: not the sale's (null)", () =>
     Effect.gen(function*() {
       const mine = yield* solanaPurchase()
       const theirs = yield* solanaPurchase()
       const signature = mine.sale.paymentKey.split(":").at(-1)!
       expect(yield* Effect.promise(() => paymentInTransaction(mine.payload.transaction, mine.sale, signature))).toBe("matches")
-      expect(yield* Effect.promise(() => paymentInTransaction(theirs.payload.transaction, mine.sale, signature))).toBe("other")
-      expect(yield* Effect.promise(() => paymentInTransaction("AAAA", mine.sale, signature))).toBe("other")
+      expect(yield* Effect.promise(() => paymentInTransaction(theirs.payload.transaction, mine.sale, signature))).toBe(null)
+      expect(yield* Effect.promise(() => paymentInTransaction("AAAA", mine.sale, signature))).toBe(null)
       // The right payer, another signature (another message the payer signed).
       const otherSignature = theirs.sale.paymentKey.split(":").at(-1)!
-      expect(yield* Effect.promise(() => paymentInTransaction(mine.payload.transaction, mine.sale, otherSignature))).toBe("other")
+      expect(yield* Effect.promise(() => paymentInTransaction(mine.payload.transaction, mine.sale, otherSignature))).toBe(null)
       // The signature named by another payer's slot.
-      expect(yield* Effect.promise(() => paymentInTransaction(mine.payload.transaction, { ...mine.sale, payer: theirs.sale.payer }, signature))).toBe("other")
+      expect(yield* Effect.promise(() => paymentInTransaction(mine.payload.transaction, { ...mine.sale, payer: theirs.sale.payer }, signature))).toBe(null)
+    }))
+})
+
+/** The buyer's signature in a payload (its slot, whatever the transaction holds). */
+const signatureIn = (payload: { transaction: string }, signer: string) => {
+  const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(payload.transaction))
+  return getBase58Decoder().decode(decoded.signatures[signer as keyof typeof decoded.signatures]!)
+}
+
+describe("the Solana status reader: what a transaction carrying the buyer's signature must also do", () => {
+  /** A sale for a payload the buyer signed that is not a plain payment (built by hand). */
+  const saleFor = (buyer: KeyPairSigner, accepted: any, payload: { transaction: string }) =>
+    aSale({
+      paymentKey: `${SOLANA}:solana:${signatureIn(payload, buyer.address)}`,
+      chain: "solana",
+      network: SOLANA,
+      asset: USDC,
+      amount: AtomicAmount.make(BigInt(accepted.amount)),
+      payTo: accepted.payTo,
+      payer: buyer.address,
+      createdAt: new Date(Date.now() - 60_000),
+      settleBy: new Date(Date.now() + 240_000)
+    })
+
+  it.effect("two transfers signed by the buyer (one to payTo): not a payment of the sale; failed once final", () =>
+    Effect.gen(function*() {
+      const { accepted, buyer } = yield* solanaPurchase()
+      const transfer = yield* transferChecked(buyer, accepted)
+      const payload = yield* solanaPayload(buyer, accepted, [computeUnitLimit(20_000), computeUnitPrice(1n), transfer, transfer])
+      const sale = saleFor(buyer, accepted, payload)
+      landSolana(payload)
+      expect(yield* read(sale)).toEqual({ _tag: "Failed", reason: "transaction_does_not_pay_this_sale" })
+    }))
+
+  it.effect("the payer signs, but the transfer is authorised by another wallet: not the payer's payment", () =>
+    Effect.gen(function*() {
+      const { accepted, buyer } = yield* solanaPurchase()
+      const other = yield* signer()
+      // The other wallet's transfer to payTo, plus a memo the buyer co-signs so that its signature is there too.
+      const transfer = yield* transferChecked(other, accepted)
+      const cosigned: Instruction = {
+        programAddress: address(MEMO_PROGRAM),
+        accounts: [{ address: buyer.address, role: AccountRole.READONLY_SIGNER }],
+        data: new TextEncoder().encode("cosigned")
+      }
+      const payload = yield* solanaPayload(other, accepted, [computeUnitLimit(20_000), computeUnitPrice(1n), transfer, cosigned])
+      // Both sign: the buyer adds its signature to the other's.
+      const partial = getTransactionDecoder().decode(getBase64Encoder().encode(payload.transaction))
+      const signed = yield* Effect.promise(() => partiallySignTransaction([buyer.keyPair], partial as Parameters<typeof partiallySignTransaction>[1]))
+      const both = { transaction: getBase64EncodedWireTransaction(signed) }
+      const sale = saleFor(buyer, accepted, both)
+      landSolana(both)
+      expect(yield* read(sale)).toEqual({ _tag: "Failed", reason: "transaction_does_not_pay_this_sale" })
+    }))
+
+  it.effect("a payTo that is no address can be paid nothing: failed", () =>
+    Effect.gen(function*() {
+      const { payload, sale } = yield* solanaPurchase()
+      landSolana(payload)
+      expect(yield* read({ ...sale, payTo: "not-an-address" } as Sale)).toEqual({ _tag: "Failed", reason: "transaction_does_not_pay_this_sale" })
+    }))
+
+  it.effect("a transaction whose block time the node does not know is still looked at", () =>
+    Effect.gen(function*() {
+      const { payload, sale } = yield* solanaPurchase()
+      const id = landSolana(payload, { blockTime: null })
+      expect(yield* read(sale)).toEqual({ _tag: "Settled", transaction: id })
+    }))
+
+  it.effect("a sale of another network whose key names its own network is unknown without a call (keys are per network)", () =>
+    Effect.gen(function*() {
+      const { sale } = yield* solanaPurchase()
+      const devnet = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+      const signature = sale.paymentKey.split(":").at(-1)!
+      expect(yield* read({ ...sale, paymentKey: `${devnet}:solana:${signature}` } as Sale)).toEqual({ _tag: "Unknown", reason: "not a Solana payment on this network" })
+      expect(yield* read({ ...sale, network: devnet, paymentKey: `${devnet}:solana:${signature}` } as Sale)).toEqual({ _tag: "Unknown", reason: "not a Solana payment on this network" })
+      expect(chain.calls).toEqual([])
+    }))
+
+  it.effect("the outcome of the sale's own transaction: missing meta is unknown; meta without an error is success", () =>
+    Effect.gen(function*() {
+      const { payload, sale } = yield* solanaPurchase()
+      const id = landSolana(payload)
+      const withMeta = (meta: unknown) =>
+        server.use(http.post(SOLANA_RPC, async ({ request }) => {
+          const body: any = await request.clone().json()
+          return body.method === "getTransaction"
+            ? HttpResponse.json({ jsonrpc: "2.0", id: body.id, result: { slot: 1, blockTime: null, transaction: [chain.solana[0]!.wire, "base64"], ...(meta === undefined ? {} : { meta }) } })
+            : undefined
+        }))
+      withMeta(undefined)
+      expect(yield* read(sale)).toEqual({ _tag: "Unknown", reason: "the transaction's outcome is not known" })
+      server.resetHandlers()
+      withMeta({})
+      expect(yield* read(sale)).toEqual({ _tag: "Settled", transaction: id })
+    }))
+
+  it.effect("answers that are not a plain result are no answer: an error beside a result, neither, or a failing HTTP status with a result", () =>
+    Effect.gen(function*() {
+      const { payload, sale } = yield* solanaPurchase()
+      landSolana(payload)
+      const listing = [{ signature: "x", err: null, blockTime: null, confirmationStatus: "finalized" }]
+      for (const [name, answer] of [
+        ["error and result", (id: unknown) => HttpResponse.json({ jsonrpc: "2.0", id, result: listing, error: { code: 1, message: "x" } })],
+        ["neither", (id: unknown) => HttpResponse.json({ jsonrpc: "2.0", id })],
+        ["HTTP 502 with a result", (id: unknown) => HttpResponse.json({ jsonrpc: "2.0", id, result: [] }, { status: 502 })]
+      ] as const) {
+        server.resetHandlers()
+        server.use(http.post(SOLANA_RPC, async ({ request }) => {
+          const body: any = await request.clone().json()
+          return body.method === "getSignaturesForAddress" ? answer(body.id) : undefined
+        }))
+        expect(yield* read(sale), name).toEqual({ _tag: "Unknown", reason: "the Solana RPC endpoint did not answer" })
+      }
     }))
 })
