@@ -111,6 +111,16 @@ export class HostUnavailable extends Schema.TaggedError<HostUnavailable>()("Host
   detail: Schema.String
 }) {}
 
+/**
+ * A settled sale whose goods cannot be delivered right now: the code host failed when its archive was fetched,
+ * after the payment settled (503). The sale stays settled; `receipt` delivers the goods once the host is back.
+ */
+export class GoodsUnavailable extends Schema.TaggedError<GoodsUnavailable>()("GoodsUnavailable", {
+  receipt: Schema.String,
+  retryAfterSeconds: Schema.Int,
+  detail: Schema.String
+}) {}
+
 /** The payment facilitator is missing or failed (503). */
 export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>()("PaymentsUnavailable", {
   detail: Schema.String

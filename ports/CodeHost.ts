@@ -58,7 +58,9 @@ export type OwnerRepo = Omit<RepoInfo, "defaultBranch" | "headSha">
 
 /**
  * Why a code-host call failed: the repo or the token (`repo_not_found`, `private_repo_needs_token`,
- * `token_rejected`, `token_lacks_access`) or the host itself (`rate_limited`, `unavailable`).
+ * `token_rejected`, `token_lacks_access`), the host itself (`rate_limited`, `unavailable`), or the server
+ * keeping the rest of its quota for previews and purchases (`quota_reserved`: an anonymous lookup such as an
+ * owner's index was not sent at all).
  */
 export type CodeHostFailure =
   | "repo_not_found"
@@ -67,6 +69,7 @@ export type CodeHostFailure =
   | "token_lacks_access"
   | "rate_limited"
   | "unavailable"
+  | "quota_reserved"
 
 /** Raised by every `CodeHost` call that fails; `reason` tells a refusal from an outage. */
 export class CodeHostError extends Data.TaggedError("CodeHostError")<{
@@ -98,7 +101,10 @@ export class CodeHost extends Context.Tag("ports/CodeHost")<CodeHost, {
     commitSha: string,
     token: Option.Option<Redacted.Redacted<string>>
   ) => Stream.Stream<Uint8Array, CodeHostError>
-  /** The owner's public repositories. */
+  /**
+   * The owner's public repositories. An anonymous lookup anybody can trigger for any name: an adapter with a
+   * shared quota may refuse it (`quota_reserved`) rather than spend what previews and purchases need.
+   */
   readonly ownerRepos: (owner: string) => Effect.Effect<ReadonlyArray<OwnerRepo>, CodeHostError>
   /** The owner's page on the code host. */
   readonly ownerUrl: (owner: string) => string

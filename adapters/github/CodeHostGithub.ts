@@ -1,11 +1,13 @@
+import { join } from "node:path"
 import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { RepoRef } from "../../domain/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
 import { ArchiveCache } from "./ArchiveCache.js"
+import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
 import { archiveStream } from "./GithubArchive.js"
 import { type Answer, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
-import { githubEndpoints, githubServerToken } from "./GithubConfig.js"
+import { archiveCacheBytes, dataDir, githubEndpoints, githubQuotaReservePercent, githubServerToken } from "./GithubConfig.js"
 import {
   commitShaOf,
   decode,
@@ -18,12 +20,18 @@ import {
   treeEntriesOf
 } from "./GithubShapes.js"
 import { ReadmePackagesModule } from "../LazyModules.js"
+import { QuotaMeter } from "./Quota.js"
 import { clipUtf8, readmeRenderer } from "./ReadmeHtml.js"
 
 type Token = Option.Option<Redacted.Redacted<string>>
 
 /** A remembered "not found" in the answer cache. */
 class Missing {
+  constructor(readonly error: CodeHostError) {}
+}
+
+/** A spare lookup kept from the quota while a stale answer is cached: that answer is served as it is. */
+class Stale {
   constructor(readonly error: CodeHostError) {}
 }
 
@@ -38,9 +46,13 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
   Effect.gen(function*() {
     const endpoints = yield* githubEndpoints
     const serverToken = yield* githubServerToken
-    const client = makeGithubClient(endpoints, serverToken, tuning)
+    const reservePercent = yield* githubQuotaReservePercent
+    const quota = new QuotaMeter(Option.match(reservePercent, { onNone: () => tuning.quotaReserveShare, onSome: (p) => p / 100 }))
+    const client = makeGithubClient(endpoints, serverToken, tuning, quota)
     const cache = new EtagCache({ freshMs: tuning.freshMs, maxEntries: tuning.cacheMaxEntries, maxWeight: tuning.cacheMaxWeight })
     const archives = new ArchiveCache(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes)
+    const diskBytes = Option.getOrElse(yield* archiveCacheBytes, () => tuning.archiveDiskBytes)
+    const disk = diskBytes > 0 ? new ArchiveDisk(join(yield* dataDir, "archives"), diskBytes) : null
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
     // Loaded once and shared by concurrent first readers; a failed load is not kept, so the next README tries again.
@@ -71,6 +83,11 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           return entry.value instanceof Missing ? yield* entry.value.error : entry.value
         }
         const answer = yield* client.get(route, params, { ...options, etag: entry?.value instanceof Missing ? null : entry?.etag ?? null }).pipe(
+          // Kept from the quota (a spare lookup): a stale answer is better than none, and costs nothing.
+          Effect.catchIf(
+            (e) => e.reason === "quota_reserved" && entry !== undefined,
+            (e) => entry!.value instanceof Missing ? Effect.fail(entry!.value.error) : Effect.succeed<Answer | Stale>(new Stale(e))
+          ),
           Effect.tapError((e) =>
             rememberMissing && e.reason === "repo_not_found"
               ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -78,6 +95,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
               : Effect.void
           )
         )
+        if (answer instanceof Stale) return entry!.value as A
         const now = yield* Clock.currentTimeMillis
         if (answer._tag === "NotModified") {
           if (entry !== undefined && !(entry.value instanceof Missing)) {
@@ -167,7 +185,8 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       cachedGet(
         "GET /users/{username}/repos",
         { username: owner.toLowerCase(), type: "owner", sort: "pushed", per_page: 100, page },
-        { token: Option.none(), what: "owner" },
+        // Anybody may ask for any owner's page: a spare call, never made below the quota's reserve.
+        { token: Option.none(), what: "owner", spare: true },
         (a) =>
           Effect.map(decode(Schema.Array(RepoJson), "owner's repositories")(a.data), (repos) => ({
             repos,
@@ -196,8 +215,11 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       repo,
       tree,
       readme,
-      archive: (ref, commitSha, token) =>
-        archives.through(ref, commitSha, credentialKey(token), archiveStream(endpoints, serverToken, tuning, ref, commitSha, token)),
+      archive: (ref, commitSha, token) => {
+        const download = archiveStream(endpoints, serverToken, tuning, quota, ref, commitSha, token)
+        // Memory first (small archives, per credential), then the disk (any size, per repo and commit).
+        return archives.through(ref, commitSha, credentialKey(token), disk === null ? download : disk.through(ref, commitSha, download))
+      },
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
     }

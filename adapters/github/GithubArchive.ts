@@ -4,6 +4,7 @@ import { CodeHostError } from "../../ports/CodeHost.js"
 import { authorizationFor, type GithubTuning, USER_AGENT } from "./GithubClient.js"
 import type { GithubEndpoints } from "./GithubConfig.js"
 import { toCodeHostError } from "./GithubErrors.js"
+import { type QuotaMeter, readingOf } from "./Quota.js"
 
 /** Of an error body, only this much is read (to recognise a rate-limit message). */
 const MAX_ERROR_BODY_BYTES = 16 * 1024
@@ -59,6 +60,7 @@ export const archiveStream = (
   endpoints: GithubEndpoints,
   serverToken: Option.Option<Redacted.Redacted<string>>,
   tuning: GithubTuning,
+  quota: QuotaMeter,
   ref: RepoRef,
   commitSha: string,
   token: Option.Option<Redacted.Redacted<string>>
@@ -74,6 +76,9 @@ export const archiveStream = (
     for (let hop = 0; ; hop++) {
       const toApi = isUnderApi(url, endpoints.apiUrl)
       const target = url
+      // The API's answer (the redirect) counts against the server's quota unless a listing's token is sent.
+      const shared = toApi && credential !== "listing"
+      const answered = shared ? quota.sent() : () => undefined
       const res = yield* Effect.tryPromise({
         try: () =>
           fetch(target, {
@@ -90,8 +95,10 @@ export const archiveStream = (
         Effect.timeoutFail({
           duration: tuning.requestTimeoutMs,
           onTimeout: () => unavailable("The code host did not answer in time.")
-        })
+        }),
+        Effect.ensuring(Effect.sync(answered))
       )
+      if (shared) quota.observe(readingOf(headersOf(res)))
       if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
         yield* Effect.promise(() => res.body?.cancel().catch(() => undefined) ?? Promise.resolve())
         if (hop >= tuning.maxArchiveRedirects) return yield* unavailable("The code host redirected the archive too often.")

@@ -2,9 +2,10 @@ import { retry } from "@octokit/plugin-retry"
 import { throttling } from "@octokit/plugin-throttling"
 import { Octokit } from "@octokit/rest"
 import { Clock, Effect, Option, Redacted } from "effect"
-import type { CodeHostError } from "../../ports/CodeHost.js"
+import { CodeHostError } from "../../ports/CodeHost.js"
 import type { GithubEndpoints } from "./GithubConfig.js"
 import { type Credential, type HostFailure, type Subject, toCodeHostError } from "./GithubErrors.js"
+import { DEFAULT_QUOTA_RESERVE_SHARE, type QuotaMeter, type QuotaReading, readingOf } from "./Quota.js"
 
 /** Internal limits of the GitHub adapter; tests shorten the waits. Documented in adapters/github/README.md. */
 export interface GithubTuning {
@@ -41,6 +42,19 @@ export interface GithubTuning {
   readonly archiveCacheEntryBytes: number
   /** Bytes of archives kept in memory in all (least recently used dropped first). */
   readonly archiveCacheBytes: number
+  /**
+   * The share of the server credential's hourly GitHub quota that anonymous lookups (owner indexes) never
+   * spend, kept for previews of listed repos, listing and purchases (see Quota.ts). `GITHUB_QUOTA_RESERVE_PERCENT`
+   * overrides it.
+   */
+  readonly quotaReserveShare: number
+  /** After a failed `GET /rate_limit` (no reading to be had), how long spare calls go without one. */
+  readonly quotaProbeRetryMs: number
+  /**
+   * Bytes of purchased archives kept on disk under `<DATA_DIR>/archives` (least recently used dropped first;
+   * 0: none). `ARCHIVE_CACHE_BYTES` overrides it.
+   */
+  readonly archiveDiskBytes: number
 }
 
 /** The production tuning of the GitHub client. */
@@ -59,7 +73,10 @@ export const DEFAULT_TUNING: GithubTuning = {
   requestTimeoutMs: 15_000,
   maxArchiveRedirects: 3,
   archiveCacheEntryBytes: 2 * 1024 * 1024,
-  archiveCacheBytes: 32 * 1024 * 1024
+  archiveCacheBytes: 32 * 1024 * 1024,
+  quotaReserveShare: DEFAULT_QUOTA_RESERVE_SHARE,
+  quotaProbeRetryMs: 60_000,
+  archiveDiskBytes: 1024 * 1024 * 1024
 }
 
 const GithubOctokit = Octokit.plugin(throttling, retry)
@@ -78,6 +95,11 @@ export interface GetOptions {
   readonly accept?: string
   /** Sent as If-None-Match; a 304 comes back as `NotModified`. */
   readonly etag?: string | null
+  /**
+   * An anonymous lookup anybody can trigger (an owner's index): made only while the server credential's
+   * quota stays above the reserve, else failed at once with `quota_reserved` and nothing is sent.
+   */
+  readonly spare?: boolean
 }
 
 const noop = () => undefined
@@ -109,16 +131,27 @@ export const authorizationFor = (
   return { credential: "none", header: {} }
 }
 
+/** The `core` reading of a `GET /rate_limit` answer's body (`resources.core`, or the older `rate`). */
+const readingOfBody = (data: unknown): QuotaReading | null => {
+  const body = (typeof data === "object" && data !== null ? data : {}) as { resources?: { core?: unknown }; rate?: unknown }
+  const core = (body.resources?.core ?? body.rate) as { limit?: unknown; remaining?: unknown; reset?: unknown } | undefined
+  if (core === undefined || core === null) return null
+  return readingOf({ "x-ratelimit-limit": String(core.limit), "x-ratelimit-remaining": String(core.remaining), "x-ratelimit-reset": String(core.reset) })
+}
+
 /**
  * GET requests to the GitHub REST API through Octokit with the throttling and retry plugins:
  * - primary rate limits fail at once with `rate_limited` (never wait out an hour inside a request);
  * - a secondary limit that asks for a few seconds at most is retried once;
- * - network failures and 5xx are retried `retries` times, 4xx never.
+ * - network failures and 5xx are retried `retries` times, 4xx never;
+ * - every answer to the server credential feeds `quota` (GitHub's `x-ratelimit-*` headers), and a `spare`
+ *   request is made only while that quota stays above the reserve (Quota.ts).
  */
 export const makeGithubClient = (
   endpoints: GithubEndpoints,
   serverToken: Option.Option<Redacted.Redacted<string>>,
-  tuning: GithubTuning
+  tuning: GithubTuning,
+  quota: QuotaMeter
 ) => {
   const octokit = new GithubOctokit({
     baseUrl: endpoints.apiUrl,
@@ -138,24 +171,81 @@ export const makeGithubClient = (
     }
   })
 
+  // One `GET /rate_limit` at a time: it does not count against the quota, and concurrent spare calls share it.
+  let probing: Promise<void> | undefined
+  const probe = Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+    Effect.promise(() =>
+      probing ??= octokit.request("GET /rate_limit", {
+        headers: { ...authorizationFor(Option.none(), serverToken).header, "x-github-api-version": API_VERSION },
+        request: { signal: AbortSignal.timeout(tuning.requestTimeoutMs) }
+      }).then(
+        (res) => {
+          const reading = readingOfBody(res.data) ?? readingOf(res.headers as Record<string, string | undefined>)
+          if (reading === null) quota.probeFailed(startedAt, tuning.quotaProbeRetryMs)
+          else quota.observe(reading)
+        },
+        () => quota.probeFailed(startedAt, tuning.quotaProbeRetryMs)
+      ).finally(() => {
+        probing = undefined
+      })
+    ))
+
+  /** Lets a spare request go while the quota stays above the reserve; learns the quota first if unknown. */
+  const admitSpare: Effect.Effect<void, CodeHostError> = Effect.gen(function*() {
+    let verdict = quota.verdict(yield* Clock.currentTimeMillis)
+    if (verdict._tag === "Unknown") {
+      yield* probe
+      verdict = quota.verdict(yield* Clock.currentTimeMillis)
+    }
+    if (verdict._tag === "Reserved") {
+      return yield* new CodeHostError({
+        reason: "quota_reserved",
+        message: "The server keeps the rest of its code-host quota for previews and purchases until the hour resets.",
+        retryAfterSeconds: verdict.retryAfterSeconds
+      })
+    }
+  })
+
   const get = (route: string, params: Record<string, string | number>, options: GetOptions): Effect.Effect<Answer, CodeHostError> =>
     Effect.suspend(() => {
       const { credential, header } = authorizationFor(options.token, serverToken)
+      const shared = credential !== "listing"
+      if (options.spare === true && shared) return Effect.zipRight(admitSpare, send(route, params, options, credential, header, shared))
+      return send(route, params, options, credential, header, shared)
+    })
+
+  const send = (
+    route: string,
+    params: Record<string, string | number>,
+    options: GetOptions,
+    credential: Credential,
+    header: Record<string, string>,
+    shared: boolean
+  ): Effect.Effect<Answer, CodeHostError> =>
+    Effect.suspend(() => {
       const headers: Record<string, string> = {
         ...header,
         accept: options.accept ?? "application/vnd.github+json",
         "x-github-api-version": API_VERSION,
         ...(options.etag ? { "if-none-match": options.etag } : {})
       }
-      return Effect.tryPromise({
-        try: (signal) =>
-          octokit.request(route, {
-            ...params,
-            headers,
-            request: { signal: AbortSignal.any([signal, AbortSignal.timeout(tuning.requestTimeoutMs)]) }
-          }),
-        catch: (e) => e
-      }).pipe(
+      return Effect.acquireUseRelease(
+        Effect.sync(() => (shared ? quota.sent() : () => undefined)),
+        (answered) =>
+          Effect.tryPromise({
+            try: (signal) =>
+              octokit.request(route, {
+                ...params,
+                headers,
+                request: { signal: AbortSignal.any([signal, AbortSignal.timeout(tuning.requestTimeoutMs)]) }
+              }),
+            catch: (e) => e
+          }).pipe(
+            Effect.tap((res) => Effect.sync(() => shared && quota.observe(readingOf(res.headers as Record<string, string | undefined>)))),
+            Effect.tapError((e) => Effect.sync(() => shared && quota.observe(readingOf(failureOf(e).headers))))
+          ),
+        (answered) => Effect.sync(answered)
+      ).pipe(
         Effect.map((res): Answer => ({
           _tag: "Ok",
           data: res.data,

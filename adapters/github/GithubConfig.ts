@@ -80,3 +80,29 @@ export const githubOAuthApp: Config.Config<Option.Option<OAuthApp>> = Config.all
     return Either.left(ConfigError.InvalidData([missing], `${missing} must be set together with the other half of the OAuth app`))
   })
 )
+
+/**
+ * `GITHUB_QUOTA_RESERVE_PERCENT` (0–90; unset: 20, see Quota.ts): the share of the server credential's hourly
+ * GitHub quota that anonymous lookups (owner indexes) never spend, kept for previews, listing and purchases.
+ */
+export const githubQuotaReservePercent: Config.Config<Option.Option<number>> = Config.option(
+  Config.integer("GITHUB_QUOTA_RESERVE_PERCENT").pipe(
+    Config.validate({ message: "GITHUB_QUOTA_RESERVE_PERCENT must be a whole number from 0 to 90", validation: (n) => n >= 0 && n <= 90 })
+  )
+)
+
+/**
+ * `ARCHIVE_CACHE_BYTES` (unset: 1 GiB; 0 turns it off): bytes of purchased archives kept on disk under
+ * `<DATA_DIR>/archives` (ArchiveDisk.ts), so re-downloads do not go back to the code host.
+ */
+export const archiveCacheBytes: Config.Config<Option.Option<number>> = Config.option(
+  Config.integer("ARCHIVE_CACHE_BYTES").pipe(
+    Config.validate({ message: "ARCHIVE_CACHE_BYTES must be a whole number of bytes, 0 or more", validation: (n) => n >= 0 })
+  )
+)
+
+/** `DATA_DIR` (default `./.data`): where the archives are kept, under `archives/`. */
+export const dataDir: Config.Config<string> = Config.string("DATA_DIR").pipe(
+  Config.withDefault("./.data"),
+  Config.map((dir) => (dir.trim() === "" ? "./.data" : dir))
+)

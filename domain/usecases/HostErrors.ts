@@ -14,18 +14,24 @@ export const fromCodeHost = (e: CodeHostError): HostRefused | HostUnavailable =>
       return new HostRefused({ reason: e.reason, detail: "host_pat cannot read this repository's contents." })
     case "rate_limited":
     case "unavailable":
+    case "quota_reserved":
       return outage(e)
   }
 }
 
-/** A failure that says nothing about the repo or the token: the host is down or rate-limiting us. */
-export const isOutage = (e: CodeHostError): boolean => e.reason === "rate_limited" || e.reason === "unavailable"
+/** A failure that says nothing about the repo or the token: the host is down or rate-limiting us (or we kept our quota). */
+export const isOutage = (e: CodeHostError): boolean =>
+  e.reason === "rate_limited" || e.reason === "unavailable" || e.reason === "quota_reserved"
 
 /** The 503 for a code-host outage, with a retry hint (60 s for a rate limit when the host gave none). */
 export const outage = (e: CodeHostError): HostUnavailable =>
   new HostUnavailable({
     retryAfterSeconds: e.retryAfterSeconds ?? (e.reason === "rate_limited" ? 60 : null),
-    detail: e.reason === "rate_limited" ? "The code host's rate limit was reached; try again later." : "The code host did not answer; try again later."
+    detail: e.reason === "rate_limited"
+      ? "The code host's rate limit was reached; try again later."
+      : e.reason === "quota_reserved"
+      ? "The server keeps the rest of its code-host quota for previews and purchases; try again after the hour resets."
+      : "The code host did not answer; try again later."
   })
 
 /** For delivering paid goods: an outage, or the seller's repo or token no longer serving it. */

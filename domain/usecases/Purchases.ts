@@ -1,4 +1,4 @@
-import { Effect, Option, Redacted, Schedule, type Stream } from "effect"
+import { Effect, Option, Redacted, Schedule, Stream } from "effect"
 import { type Checkout, checkoutPath, repoPagePath, testCheckoutPath } from "../Checkout.js"
 import {
   CheckoutGone,
@@ -170,16 +170,17 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
       const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
       const receipt = `${baseUrl}/downloads/${receiptToken(sale.id, box.mac)}`
       const token = listing === null ? Option.none() : yield* listings.tokenOf(listing)
-      let body: Stream.Stream<Uint8Array, CodeHostError>
-      if (sale.livemode) {
-        body = host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
-      } else {
-        const info = yield* host.repo({ owner, name }, token).pipe(Effect.mapError(cannotDeliver))
-        // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
-        const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
-        const tree = yield* host.tree(pinned, token).pipe(Effect.mapError(cannotDeliver))
-        body = packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
-      }
+      // Both kinds of goods ask the code host only when their body is first pulled: a failure there comes
+      // after the sale settled, and the host answers it with the receipt link (goods owed, not lost).
+      const body: Stream.Stream<Uint8Array, CodeHostError> = sale.livemode
+        ? host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
+        : Stream.unwrap(Effect.gen(function*() {
+          const info = yield* host.repo({ owner, name }, token)
+          // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
+          const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
+          const tree = yield* host.tree(pinned, token)
+          return packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
+        }))
       return { sale, settlement, filename, body, receipt } satisfies Goods
     })
 

@@ -1,6 +1,6 @@
 import { Effect, Option, Redacted } from "effect"
 import { type Checkout, checkoutPath, testCheckoutPath } from "../Checkout.js"
-import { InvalidInput, NotFound, WalletProofRefused } from "../Errors.js"
+import { InvalidInput, NotFound, RateLimited, WalletProofRefused } from "../Errors.js"
 import type { CheckoutId } from "../Ids.js"
 import type { Chain } from "../Wallet.js"
 import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../rules/SiwxNonce.js"
@@ -8,11 +8,12 @@ import { now } from "../rules/Tokens.js"
 import { Chains } from "../../ports/Chains.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { RateLimiter } from "../../ports/RateLimiter.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { SingleUse } from "../../ports/SingleUse.js"
 import { WalletProof } from "../../ports/WalletProof.js"
-import { Purchases } from "./Purchases.js"
+import { type Goods, Purchases } from "./Purchases.js"
 
 /** The header a wallet's proof arrives in (x402 Sign-In-With-X). */
 export const SIWX_HEADER = "SIGN-IN-WITH-X"
@@ -39,6 +40,29 @@ export interface SiwxChallenge {
 export const SIWX_STATEMENT = "Sign in to re-download what this wallet bought"
 
 /**
+ * Re-downloads of one sale's goods (by its receipt link or by its paying wallet) an hour. A buyer needs one
+ * download and a few more for a broken one or a second machine; ten leaves room for that and for a script that
+ * retries, while one receipt shared around cannot become a free mirror (archives are kept on the server, so
+ * this protects its bandwidth more than the code host's quota).
+ */
+export const REDOWNLOADS_PER_RECEIPT_PER_HOUR = 10
+
+/**
+ * Re-downloads one client address may make an hour, over all its receipts: three receipts' worth at the
+ * per-receipt limit, so a buyer of several listings (or a small office behind one address) is not held up, and
+ * an address holding many receipts cannot turn them into a stream of downloads.
+ */
+export const REDOWNLOADS_PER_CLIENT_PER_HOUR = 30
+
+/** Downloads of one sale's goods running at once: a retry beside a stalled one, not a parallel mirror. */
+export const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2
+
+/** What a re-download refused for running beside others asks the client to wait (seconds). */
+export const CONCURRENT_RETRY_AFTER_SECONDS = 15
+
+const HOUR_MS = 60 * 60 * 1000
+
+/**
  * Re-download with the paying wallet (DECISIONS.md, Checkout: the buyer recovers with what only the buyer
  * holds). Every 402 carries a challenge; a wallet that signs it and has a settled sale of the checkout's
  * listing gets that sale's goods again — the commit it paid for, on the checkout it paid on or any later one of
@@ -53,8 +77,53 @@ export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownl
     const singleUse = yield* SingleUse
     const proofs = yield* WalletProof
     const purchases = yield* Purchases
+    const limiter = yield* RateLimiter
     const { baseUrl } = yield* PublicOrigin
     const domain = new URL(baseUrl).host
+
+    /** Downloads of each sale running in this process (a count per sale id; absent is none). */
+    const running = new Map<string, number>()
+
+    /**
+     * Admits one re-download of a settled sale's goods for `client`: a slot among the sale's concurrent
+     * downloads, held until the caller's scope closes (for HTTP: until the response has been sent), then the
+     * client's and the receipt's hourly budgets. Refusals are 429 with Retry-After. The purchase itself (and
+     * the buyer's payment-identifier retry, limited with payment attempts) never comes here.
+     */
+    const admit = Effect.fn("Redownloads.admit")(function*(goods: Goods, client: string) {
+      const id = goods.sale.id
+      yield* Effect.acquireRelease(
+        Effect.suspend(() => {
+          const now = running.get(id) ?? 0
+          if (now >= CONCURRENT_DOWNLOADS_PER_RECEIPT) {
+            return Effect.fail(new RateLimited({
+              retryAfterSeconds: CONCURRENT_RETRY_AFTER_SECONDS,
+              detail: `This purchase is already downloading ${now} times at once; wait for one to finish.`
+            }))
+          }
+          running.set(id, now + 1)
+          return Effect.void
+        }),
+        () =>
+          Effect.sync(() => {
+            const left = (running.get(id) ?? 1) - 1
+            if (left <= 0) running.delete(id)
+            else running.set(id, left)
+          })
+      )
+      yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
+      )
+      yield* limiter.consume(`redownload:sale:${id}`, REDOWNLOADS_PER_RECEIPT_PER_HOUR, HOUR_MS).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `This purchase was downloaded ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} times in the last hour; try again later.` }))
+      )
+      return goods
+    })
+
+    /** `GET /downloads/<token>`: the receipt's goods again, within the re-download limits. */
+    const byReceipt = Effect.fn("Redownloads.byReceipt")(function*(token: string, client: string) {
+      return yield* admit(yield* purchases.download(token), client)
+    })
 
     const terms = (checkout: Checkout, livemode: boolean) => ({
       uri: baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id)),
@@ -90,7 +159,7 @@ export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownl
      * A request carrying a wallet's proof and no payment. Looked up by (listing, payer) before any check that
      * the checkout is current: a wallet re-downloads what it paid for whatever became of the checkout.
      */
-    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string) {
+    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string, client: string) {
       const found = yield* store.findCheckoutWithListing(id as CheckoutId)
       if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
       const { checkout } = found.value
@@ -125,9 +194,10 @@ export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownl
         )
       }
       const s = sale.value
-      return yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
+      const goods = yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
+      return yield* admit(goods, client)
     })
 
-    return { challenge, challengeFor, redeem } as const
+    return { challenge, challengeFor, redeem, byReceipt, admit } as const
   })
 }) {}

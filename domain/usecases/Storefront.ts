@@ -33,7 +33,19 @@ export interface OwnerPage {
   readonly inventory: ReadonlyArray<Listing>
   /** The owner's public repos from the code host that are not listed; empty when the host could not be asked. */
   readonly indexed: ReadonlyArray<IndexedRepo>
+  /**
+   * Null when `indexed` is the code host's answer; otherwise why it is missing: the code host could not be
+   * asked right now, or the server kept its remaining quota for previews and purchases (`INDEX_SKIPPED`).
+   */
+  readonly indexedNote: string | null
 }
+
+/** What an owner page says when its index was not asked for, to keep the code-host quota's reserve. */
+export const INDEX_SKIPPED =
+  "The list of this owner's other public repositories is left out for now: the server keeps the rest of its hourly code-host quota for previews and purchases. It comes back once the quota resets."
+
+/** What an owner page with listings says when the code host could not give its index. */
+export const INDEX_UNAVAILABLE = "The list of this owner's other public repositories could not be read from the code host right now."
 
 /** The public page of a listed repo (`/r/<owner>/<repo>`). */
 export interface RepoPage {
@@ -71,11 +83,14 @@ export class Storefront extends Effect.Service<Storefront>()("usecases/Storefron
       const missing = new NotFound({ detail: `No owner page for ${owner}.` })
       if (!isPlausibleOwner(owner)) return yield* missing
       const inventory = yield* store.listLiveByOwner(owner)
-      const repos = yield* host.ownerRepos(owner).pipe(
-        Effect.map(Option.some),
-        Effect.catchTag("CodeHostError", (e): Effect.Effect<Option.Option<ReadonlyArray<OwnerRepo>>, NotFound | HostUnavailable> =>
+      type Index = { readonly repos: Option.Option<ReadonlyArray<OwnerRepo>>; readonly note: string | null }
+      const { note, repos } = yield* host.ownerRepos(owner).pipe(
+        Effect.map((found): Index => ({ repos: Option.some(found), note: null })),
+        Effect.catchTag("CodeHostError", (e): Effect.Effect<Index, NotFound | HostUnavailable> =>
+          // Kept from the quota (an anonymous lookup): the page without its index, saying so, for any owner.
+          e.reason === "quota_reserved" ? Effect.succeed({ repos: Option.none(), note: INDEX_SKIPPED })
           // With listings to show, a code-host hiccup costs only the free index, not the page.
-          inventory.length > 0 ? Effect.succeed(Option.none())
+          : inventory.length > 0 ? Effect.succeed({ repos: Option.none(), note: isOutage(e) ? INDEX_UNAVAILABLE : null })
           : isOutage(e) ? Effect.fail(outage(e))
           : Effect.fail(missing))
       )
@@ -90,7 +105,8 @@ export class Storefront extends Effect.Service<Storefront>()("usecases/Storefron
         claimed: account !== null,
         tagline: account?.storefrontTagline ?? null,
         inventory,
-        indexed
+        indexed,
+        indexedNote: note
       } satisfies OwnerPage
     })
 

@@ -184,8 +184,9 @@ const checkoutEndpoint = <const Name extends string, const Path extends `/${stri
     .addError(P.PaymentsUnavailable)
     .addError(P.SettlementPending)
     .addError(P.HostUnavailable)
+    .addError(P.GoodsUnavailable)
     .annotate(OpenApi.Summary, summary)
-    .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1; v2 declares the optional payment-identifier extension, Sign-In-With-X and the x402 bazaar discovery extension: GET, no input, application/gzip). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): check the signature and terms, verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again never settles twice and never unlocks the goods by itself (402 payment_already_used): the buyer recovers with the receipt link, or with the payment-identifier id it sent (the same id with a payment signed by the same payer for the same terms gets the same goods, even after a reprice or takedown; the same id with another payment is 409 payment_id_conflict). Payment attempts are limited to 60 a minute per client address (429).")
+    .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1; v2 declares the optional payment-identifier extension, Sign-In-With-X and the x402 bazaar discovery extension: GET, no input, application/gzip). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): check the signature and terms, verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again never settles twice and never unlocks the goods by itself (402 payment_already_used): the buyer recovers with the receipt link, or with the payment-identifier id it sent (the same id with a payment signed by the same payer for the same terms gets the same goods, even after a reprice or takedown; the same id with another payment is 409 payment_id_conflict). Payment attempts are limited to 60 a minute per client address (429). When the code host cannot deliver the archive after the payment settled, the answer is 503 goods_unavailable with Retry-After, PAYMENT-RESPONSE and the receipt link (Link rel=\"receipt\" and the body's `receipt`): the sale stays settled and the goods are owed, not lost.")
 
 /** A recent Solana mainnet blockhash, for a browser that may not ask an RPC endpoint itself. */
 const SolanaBlockhash = Schema.Struct({
@@ -210,8 +211,11 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
       .addSuccess(Goods)
       .addError(P.NotFound)
       .addError(P.ReceiptExpired)
+      .addError(P.RateLimited)
       .addError(P.HostUnavailable)
+      .addError(P.GoodsUnavailable)
       .annotate(OpenApi.Summary, "Download a paid repository again (7 days after payment)")
+      .annotate(OpenApi.Description, "The archive of the commit paid for, kept on the server after its first download. Limited to 10 downloads per receipt and 30 per client address an hour, and 2 at once per receipt (429 with Retry-After); the purchase itself is never counted. 503 goods_unavailable (with the receipt link again and Retry-After) when the code host cannot deliver it right now.")
   )
 {}
 

@@ -15,7 +15,9 @@ export const ProblemJson = Schema.Struct({
   /** Mirrors the `Retry-After` header of a 429 or 503. */
   retry_after_seconds: Schema.optional(Schema.Int),
   reason: Schema.optional(Schema.String),
-  repo: Schema.optional(Schema.String)
+  repo: Schema.optional(Schema.String),
+  /** A paid purchase's receipt link, when its goods are owed (`goods_unavailable`); also in `Link: <…>; rel="receipt"`. */
+  receipt: Schema.optional(Schema.String)
 }).annotations({ identifier: "Problem" })
 export type ProblemJson = typeof ProblemJson.Type
 
@@ -113,6 +115,13 @@ export const HostUnavailable = asProblem(E.HostUnavailable, {
   title: "The code host is unavailable",
   extra: (e) => (e.retryAfterSeconds === null ? {} : { retry_after_seconds: e.retryAfterSeconds }),
   fromProblem: (p) => new E.HostUnavailable({ detail: p.detail, retryAfterSeconds: p.retry_after_seconds ?? null })
+})
+export const GoodsUnavailable = asProblem(E.GoodsUnavailable, {
+  status: 503,
+  code: () => "goods_unavailable",
+  title: "Paid, but the goods cannot be delivered right now",
+  extra: (e) => ({ receipt: e.receipt, retry_after_seconds: e.retryAfterSeconds }),
+  fromProblem: (p) => new E.GoodsUnavailable({ detail: p.detail, receipt: p.receipt ?? "", retryAfterSeconds: p.retry_after_seconds ?? 30 })
 })
 export const PaymentsUnavailable = asProblem(E.PaymentsUnavailable, {
   status: 503,

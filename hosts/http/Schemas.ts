@@ -132,6 +132,10 @@ export const OwnerPage = Schema.Struct({
   storefront_tagline: Schema.NullOr(Schema.String),
   inventory: Schema.Array(InventoryItem),
   indexed: Schema.Array(IndexedItem),
+  indexed_available: Schema.Boolean.annotations({
+    description: "False when `indexed` could not be read from the code host, or was left out to keep the server's code-host quota for previews and purchases; `indexed_note` says which."
+  }),
+  indexed_note: Schema.NullOr(Schema.String),
   how_to_buy: Schema.String
 })
 

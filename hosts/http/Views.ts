@@ -82,6 +82,8 @@ export const ownerPageView = (p: OwnerPage, baseUrl: string): typeof S.OwnerPage
     license: r.license ?? "NOASSERTION",
     category: r.category
   })),
+  indexed_available: p.indexedNote === null,
+  indexed_note: p.indexedNote,
   how_to_buy: howToBuyOwner(baseUrl, p.owner)
 })
 

@@ -1,7 +1,14 @@
 import type { IncomingMessage } from "node:http"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Option, Schema, Stream } from "effect"
-import { InvalidInput, type PaymentRejected, PaymentsUnavailable, RateLimited, type SettlementFailed } from "../../../domain/Errors.js"
+import { Chunk, Effect, Either, Option, Schema, type Scope, Stream } from "effect"
+import {
+  GoodsUnavailable,
+  InvalidInput,
+  type PaymentRejected,
+  PaymentsUnavailable,
+  RateLimited,
+  type SettlementFailed
+} from "../../../domain/Errors.js"
 import { type Goods, Purchases, type Quote } from "../../../domain/usecases/Purchases.js"
 import { Redownloads, type SiwxChallenge } from "../../../domain/usecases/Redownloads.js"
 import {
@@ -15,10 +22,11 @@ import {
 } from "../../../adapters/x402/Wire.js"
 import { RPC_TIMEOUT_MS, SolanaRpcUrl } from "../../../adapters/x402/ChainStatus.js"
 import { makeRecentBlockhash } from "../../../adapters/solana/RecentBlockhash.js"
-import { wholeArchiveBytes } from "../../../ports/CodeHost.js"
+import { type CodeHostError, wholeArchiveBytes } from "../../../ports/CodeHost.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { RateLimiter } from "../../../ports/RateLimiter.js"
 import { Api } from "../Api.js"
+import { problemResponse } from "../Guard.js"
 import { checkoutPageHtml, checkoutProblemPage } from "../pages/CheckoutPage.js"
 import * as P from "../Problem.js"
 import { prefersHtml } from "../pages/Negotiation.js"
@@ -73,22 +81,76 @@ const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServ
       }
     })))
 
-const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) => {
-  const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
-  const options = {
-    contentType: GOODS_MIME_TYPE,
-    headers: {
-      "content-disposition": `attachment; filename="${goods.filename}"`,
-      link: `<${goods.receipt}>; rel="receipt"`,
-      "cache-control": "private, no-store",
-      ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
+/** How long a buyer told `goods_unavailable` is asked to wait when the code host named no time. */
+const GOODS_RETRY_AFTER_SECONDS = 30
+
+/**
+ * The archive's first bytes, pulled before any header is committed: a code host that fails at once (a 5xx, a
+ * rate limit, a refusal; with GitHub, the first pull is the request for the tarball) is known while a problem
+ * can still be answered. The rest streams from where the first pull left off, inside the request's scope
+ * (which lasts until the response has been sent). An archive that ends at once is an empty body.
+ */
+const firstBytes = (body: Goods["body"]): Effect.Effect<Either.Either<Goods["body"], CodeHostError>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pull = yield* Stream.toPull(body)
+    for (;;) {
+      const next = yield* Effect.either(pull)
+      if (Either.isLeft(next)) {
+        return Option.match(next.left, {
+          onNone: () => Either.right(Stream.empty),
+          onSome: (e) => Either.left(e)
+        })
+      }
+      if (Chunk.isNonEmpty(next.right)) {
+        return Either.right(Stream.concat(Stream.fromChunk(next.right), Stream.repeatEffectChunkOption(pull)))
+      }
     }
-  }
-  // An archive the code host adapter already held whole goes out in one write, with its Content-Length.
-  const whole = wholeArchiveBytes(goods.body)
-  if (whole !== undefined) return HttpServerResponse.uint8Array(whole, options)
-  return HttpServerResponse.stream(abortOnFailure(goods.body, request), options)
+  })
+
+/**
+ * A settled sale whose archive the code host could not give: 503 `goods_unavailable`, never a 200 with a cut
+ * body or a closed socket. The sale stays settled; the answer carries what a 200 would (the receipt link in
+ * the body and in `Link`, and for a purchase the settlement receipt), so the buyer knows the goods are owed.
+ */
+const goodsUnavailable = (goods: Goods, e: CodeHostError, receiptHeader: { readonly name: string; readonly value: string } | null) => {
+  const retryAfterSeconds = e.retryAfterSeconds ?? GOODS_RETRY_AFTER_SECONDS
+  const problem = Schema.encodeSync(P.GoodsUnavailable)(
+    new GoodsUnavailable({
+      receipt: goods.receipt,
+      retryAfterSeconds,
+      detail: `This purchase is paid and recorded, but the code host could not deliver its archive just now (${e.reason === "rate_limited" ? "its rate limit was reached" : e.reason === "unavailable" ? "it did not answer" : "it refused the download"}). Nothing is lost: the receipt link (Link rel="receipt", and "receipt" here) downloads the same commit for 7 days after payment; try it after Retry-After.`
+    })
+  )
+  return problemResponse(problem, {
+    link: `<${goods.receipt}>; rel="receipt"`,
+    "cache-control": "no-store",
+    "retry-after": String(retryAfterSeconds),
+    ...(receiptHeader === null ? {} : { [receiptHeader.name.toLowerCase()]: receiptHeader.value })
+  })
 }
+
+const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
+    const options = {
+      contentType: GOODS_MIME_TYPE,
+      headers: {
+        "content-disposition": `attachment; filename="${goods.filename}"`,
+        link: `<${goods.receipt}>; rel="receipt"`,
+        "cache-control": "private, no-store",
+        ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
+      }
+    }
+    // An archive the code host adapter already held whole goes out in one write, with its Content-Length.
+    const whole = wholeArchiveBytes(goods.body)
+    if (whole !== undefined) return HttpServerResponse.uint8Array(whole, options)
+    const started = yield* firstBytes(goods.body)
+    if (Either.isLeft(started)) {
+      yield* Effect.logWarning(`Paid goods of sale ${goods.sale.id} could not be fetched from the code host (${started.left.reason}): 503 goods_unavailable with the receipt link`)
+      return goodsUnavailable(goods, started.left, receipt)
+    }
+    return HttpServerResponse.stream(abortOnFailure(started.right, request), options)
+  })
 
 /** The problems an unpaid checkout request can end in, as the API encodes them. */
 const OFFER_PROBLEMS = {
@@ -146,7 +208,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
       )
       return { blockhash: recent.blockhash, last_valid_block_height: recent.lastValidBlockHeight }
     })
-    const { offer, redownload } = redownloadAnswers(purchases, yield* Redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
+    const redownloads = yield* Redownloads
+    const { offer, redownload } = redownloadAnswers(purchases, redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
 
     const checkout = (id: string, livemode: boolean) =>
       Effect.gen(function*() {
@@ -164,7 +227,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
         }
         const version = payment.right.x402Version
         return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress).pipe(
-          Effect.map((goods) => delivery(goods, version, request)),
+          Effect.flatMap((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
             PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason, {}, e.detail),
@@ -184,6 +247,9 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
       .handle("testCheckout", ({ path }) => checkout(path.id, false))
       .handle("solanaBlockhash", () => solanaBlockhash)
       .handle("download", ({ path }) =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.map(purchases.download(path.token), (goods) => delivery(goods, null, request))))
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const goods = yield* redownloads.byReceipt(path.token, yield* clientAddress)
+          return yield* delivery(goods, null, request)
+        }))
   }))

@@ -1,5 +1,5 @@
 import { type HttpServerResponse, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, type Scope } from "effect"
 import type * as E from "../../../domain/Errors.js"
 import type { Goods, Purchases, Quote } from "../../../domain/usecases/Purchases.js"
 import { type Redownloads, SIWX_HEADER, type SiwxChallenge } from "../../../domain/usecases/Redownloads.js"
@@ -7,6 +7,7 @@ import { siwxExtensions } from "../../../adapters/x402/SiwxWire.js"
 import { encodeHeader, GOODS_MIME_TYPE } from "../../../adapters/x402/Wire.js"
 import { problemResponse } from "../Guard.js"
 import * as P from "../Problem.js"
+import { clientAddress } from "./ClientAddress.js"
 
 /** The request header a wallet's Sign-In-With-X proof arrives in (Node lower-cases header names). */
 export const SIWX_REQUEST_HEADER = SIWX_HEADER.toLowerCase()
@@ -62,7 +63,7 @@ export const redownloadAnswers = (
   purchases: Purchases,
   redownloads: Redownloads,
   render: RenderChallenge,
-  deliver: (goods: Goods, request: HttpServerRequest.HttpServerRequest) => HttpServerResponse.HttpServerResponse
+  deliver: (goods: Goods, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
 ) => {
   const orUnpayable = (id: string, livemode: boolean, error?: string) => (e: Unpayable) =>
     Effect.flatMap(redownloads.challengeFor(id, livemode), Option.match({
@@ -81,11 +82,11 @@ export const redownloadAnswers = (
       })
     )
 
-  /** A proof and no payment: the wallet's goods, or (refused) a fresh offer naming the reason. */
+  /** A proof and no payment: the wallet's goods (within the re-download limits), or (refused) a fresh offer naming the reason. */
   const redownload = (id: string, livemode: boolean, proof: string) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      redownloads.redeem(id, livemode, proof).pipe(
-        Effect.map((goods) => deliver(goods, request)),
+      Effect.flatMap(clientAddress, (client) => redownloads.redeem(id, livemode, proof, client)).pipe(
+        Effect.flatMap((goods) => deliver(goods, request)),
         Effect.catchTag("WalletProofRefused", (e) => offer(id, livemode, e.reason))
       ))
 

@@ -30,8 +30,9 @@ ${v.inventory.map((i) => html`<tr>
 
 <section id="indexed">
 <h2>Free repositories</h2>
+${v.indexed_note === null ? "" : html`<p class="muted" id="indexed-note">${v.indexed_note}</p>`}
 ${groups.length === 0
-    ? html`<p class="muted">No other public repositories.</p>`
+    ? (v.indexed_note === null ? html`<p class="muted">No other public repositories.</p>` : "")
     : groups.map(([category, repos]) => html`<h3 id="category-${category}">${category}</h3><ul>
 ${repos.map((r) => html`<li><a href="${safeHref(r.host)}" rel="noopener noreferrer">${r.repo}</a>${r.description === "" ? "" : html` — ${r.description}`}
 <span class="muted">${r.language === null ? "" : ` · ${r.language}`} · ★ ${r.stars}${r.license === "NOASSERTION" ? "" : ` · ${r.license}`}</span></li>`)}

@@ -70,6 +70,15 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
   let pkceVerified = 0
   const oauthTokens = new Map<string, string>()
   let rateLimited: { readonly resetEpochSeconds: number } | null = null
+  /**
+   * GitHub's primary rate limit for the server's credential, counted as GitHub counts it: every API answer
+   * carries x-ratelimit-* headers and spends one (a 304 to an authorized conditional request spends none);
+   * at 0 the API answers 403 until the reset. Null: no headers, no counting (as the fake always did).
+   */
+  let quota: { limit: number; remaining: number; resetEpochSeconds: number } | null = null
+  let rateLimitChecks = 0
+  /** An answer that replaces the tarball endpoint's redirect (the archive alone failing: a 5xx, a rate limit). */
+  let archiveFailure: (() => Response) | null = null
 
   const bearer = (request: Request) => {
     const header = request.headers.get("authorization")
@@ -129,11 +138,27 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
       : { key: r.license.toLowerCase(), name: r.license, spdx_id: r.license, url: null, node_id: "MDc6TGljZW5zZW1pdA==" }
   })
 
+  const quotaHeaders = (q: { limit: number; remaining: number; resetEpochSeconds: number }) => ({
+    "x-ratelimit-limit": String(q.limit),
+    "x-ratelimit-remaining": String(q.remaining),
+    "x-ratelimit-used": String(q.limit - q.remaining),
+    "x-ratelimit-reset": String(q.resetEpochSeconds),
+    "x-ratelimit-resource": "core"
+  })
+
   /** Wraps a handler: a rate limit answers first when switched on, and every call is recorded. */
   const guarded = (handler: (info: { request: Request; params: Record<string, string | ReadonlyArray<string> | undefined> }) => Response | Promise<Response>) =>
     async (info: { request: Request; params: Record<string, string | ReadonlyArray<string> | undefined> }) => {
       let response: Response
-      if (rateLimited !== null && new URL(info.request.url).origin === API) {
+      const toApi = new URL(info.request.url).origin === API
+      // Only the server's own credential (or none) is counted: a listing's token has a budget of its own.
+      const counted = quota !== null && toApi && [null, "server-token"].includes(bearer(info.request))
+      if (counted && quota!.remaining === 0) {
+        response = HttpResponse.json(
+          { message: "API rate limit exceeded for 203.0.113.7.", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api" },
+          { status: 403, headers: quotaHeaders(quota!) }
+        )
+      } else if (rateLimited !== null && toApi) {
         response = HttpResponse.json(
           { message: "API rate limit exceeded for 203.0.113.7.", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api" },
           {
@@ -149,6 +174,13 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
         )
       } else {
         response = await handler(info)
+        if (counted) {
+          const free = response.status === 304 && info.request.headers.get("authorization") !== null
+          if (!free) quota!.remaining--
+          const headers = new Headers(response.headers)
+          for (const [k, v] of Object.entries(quotaHeaders(quota!))) headers.set(k, v)
+          response = new Response(response.body, { status: response.status, headers })
+        }
       }
       record(info.request, response.status)
       return response
@@ -207,6 +239,7 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
       })
     })),
     http.get(`${API}/repos/:owner/:repo/tarball/:ref`, guarded(({ params, request }) => {
+      if (archiveFailure !== null) return archiveFailure()
       const repo = visible(request, p(params, "owner"), p(params, "repo"))
       if (repo instanceof Response) return repo
       return new HttpResponse(null, {
@@ -259,6 +292,17 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
       oauthTokens.set(token, login)
       return HttpResponse.json({ access_token: token, token_type: "bearer", scope: "" })
     })),
+    // GitHub: "Accessing this endpoint does not count against your REST API rate limit." Not recorded in `calls`.
+    http.get(`${API}/rate_limit`, () => {
+      rateLimitChecks++
+      const now = Math.floor(Date.now() / 1000)
+      const core = quota !== null
+        ? { limit: quota.limit, remaining: quota.remaining, reset: quota.resetEpochSeconds, used: quota.limit - quota.remaining }
+        : rateLimited !== null
+        ? { limit: 60, remaining: 0, reset: rateLimited.resetEpochSeconds, used: 60 }
+        : { limit: 5000, remaining: 5000, reset: now + 3600, used: 0 }
+      return HttpResponse.json({ resources: { core }, rate: core })
+    }),
     http.get(`${API}/user`, guarded(({ request }) => {
       const login = oauthTokens.get(bearer(request) ?? "")
       return login === undefined ? badCredentials() : HttpResponse.json({ login, id: 583231, type: "User" })
@@ -274,6 +318,19 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
     callsTo: (pathPrefix: string) => calls.filter((c) => c.url.pathname.startsWith(pathPrefix)),
     put: (repo: GhRepo) => void repos.set(`${repo.owner}/${repo.name}`.toLowerCase(), repo),
     setRateLimited: (state: { readonly resetEpochSeconds: number } | null) => void (rateLimited = state),
+    /** Counts the server credential's primary rate limit from here on (see `quota` above); null stops counting. */
+    setQuota: (state: { readonly limit: number; readonly remaining: number; readonly resetEpochSeconds: number } | null) =>
+      void (quota = state === null ? null : { ...state }),
+    /** What is left of the counted quota. */
+    get quotaRemaining() {
+      return quota?.remaining ?? null
+    },
+    /** How often `GET /rate_limit` was asked (it is free, and not in `calls`). */
+    get rateLimitChecks() {
+      return rateLimitChecks
+    },
+    /** Makes the tarball endpoint answer this instead of its redirect to codeload (null: the archive again). */
+    setArchiveFailure: (answer: (() => Response) | null) => void (archiveFailure = answer),
     /** A code GitHub's authorize page would hand back for this login. */
     issueCode: (code: string, login: string) => void oauthCodes.set(code, { login }),
     /**
@@ -303,6 +360,9 @@ export const makeFakeGithub = (initial: ReadonlyArray<GhRepo>) => {
     reset: () => {
       calls.length = 0
       rateLimited = null
+      quota = null
+      archiveFailure = null
+      rateLimitChecks = 0
       pkceVerified = 0
     }
   }

@@ -25,11 +25,18 @@ const SECRET_URL = "https://github.com/octo-org/secret-sauce"
 describe("the GitHub code host through HTTP, each in an app of its own", () => {
   // The owner page another test had GitHub answer would be served from the app's cache instead of the rate limit.
   layer(GithubTestApp())((it) => {
-    it.effect("a rate-limited code host is a 503 problem with Retry-After, never a 500", () =>
+    it.effect("a rate-limited code host is a 503 problem with Retry-After, never a 500; an owner page then asks it nothing and says its index is left out", () =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         gh.setRateLimited({ resetEpochSeconds: Math.floor(now / 1000) + 90 })
-        const reply = yield* call("GET", "/r/octo-org")
+        // An anonymous lookup under the quota's reserve (here: none left) is not sent at all.
+        const owner = yield* call("GET", "/r/octo-org")
+        expect(owner.status, owner.text).toBe(200)
+        expect(owner.json).toMatchObject({ indexed: [], indexed_available: false })
+        expect(owner.json.indexed_note).toContain("quota")
+        expect(gh.calls).toHaveLength(0)
+        // Listing is no spare call: it asks, and GitHub's refusal is a 503 with its wait.
+        const reply = yield* call("POST", "/repos", { body: { host_url: "https://github.com/octo-org/widget", price_usd: "5.00", wallet_base: BASE_WALLET } })
         expect(reply.status).toBe(503)
         expect(reply.headers["content-type"]).toMatch(/^application\/problem\+json/)
         expect(reply.json.code).toBe("host_unavailable")

@@ -3,8 +3,12 @@ import { CodeHostGithubWith } from "../../../adapters/github/CodeHostGithub.js"
 import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
 import { API, type GhRepo } from "./FakeGithub.js"
 
-/** Waits shortened so retry paths run in milliseconds; windows and limits stay as in production. */
-export const FAST: Partial<GithubTuning> = { retryBaseMs: 5, secondaryWaitUnitMs: 5 }
+/**
+ * Waits shortened so retry paths run in milliseconds; windows and limits stay as in production. Archives are
+ * not kept on disk (that would be under ./.data, shared between runs) unless a test sets ARCHIVE_CACHE_BYTES
+ * and DATA_DIR.
+ */
+export const FAST: Partial<GithubTuning> = { retryBaseMs: 5, secondaryWaitUnitMs: 5, archiveDiskBytes: 0 }
 
 export const configOf = (entries: Record<string, string> = {}) =>
   Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ GITHUB_API_URL: API, ...entries }))))

@@ -37,6 +37,13 @@ vi.mock("../../../adapters/evm/EvmPayment.js", async (importOriginal) => {
 const verifications = vi.mocked(EvmPayment.verifyEip3009Signature)
 beforeEach(() => verifications.mockClear())
 
+/** The address with the case of one letter flipped: the same address under a checksum that no longer holds. */
+const badChecksum = (address: string): string => {
+  const i = address.slice(2).search(/[a-fA-F]/) + 2
+  const c = address[i]!
+  return `${address.slice(0, i)}${c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()}${address.slice(i + 1)}`
+}
+
 /** A buyer's signed payment for `terms`, with its authorization changed as `over` says before signing. */
 const signedFor = async (terms = termsFor(newAddress()), over: Partial<Eip3009Authorization> = {}) => {
   const buyer = newAccount()
@@ -50,8 +57,9 @@ describe("checkEip3009 accepts the payment the terms ask for", () => {
     const { payload, terms } = await signedFor()
     expect(await checkEip3009(payload, terms, NOW)).toBeUndefined()
     expect(await checkEip3009(payload, terms, null)).toBeUndefined()
-    // Terms spelling payTo and the asset in lower case are the same terms.
+    // Terms spelling payTo and the asset in lower case, or with a wrong checksum, are the same terms.
     expect(await checkEip3009(payload, { ...terms, payTo: terms.payTo.toLowerCase(), asset: terms.asset.toLowerCase() }, NOW)).toBeUndefined()
+    expect(await checkEip3009(payload, { ...terms, payTo: badChecksum(terms.payTo), asset: badChecksum(terms.asset) }, NOW)).toBeUndefined()
   })
 })
 

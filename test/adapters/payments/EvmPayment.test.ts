@@ -111,7 +111,8 @@ describe("parseEip3009Payment: the other fields", () => {
 
   it("from and to must be addresses; a wrong checksum is an address spelled differently, not another one", () => {
     for (const [field, text] of [["from", "authorization.from must be an address"], ["to", "authorization.to must be an address"]] as const) {
-      for (const bad of [undefined, 42, "", "0x1234", `0x${"zz".repeat(20)}`, FROM.slice(0, -1)]) {
+      // An array holding an address passes a regular expression's test (it is read as its text): still no address.
+      for (const bad of [undefined, 42, "", "0x1234", `0x${"zz".repeat(20)}`, FROM.slice(0, -1), [FROM], [TO]]) {
         expect(reasonOf(wire({ [field]: bad })), `${field} ${String(bad)}`).toBe(`invalid_payload: ${text}`)
       }
     }
@@ -120,7 +121,7 @@ describe("parseEip3009Payment: the other fields", () => {
   })
 
   it("the nonce must be exactly 32 bytes of 0x hex", () => {
-    for (const nonce of [undefined, 7, "", NONCE.slice(0, -1), `${NONCE}0`, NONCE.slice(2), `0x${"g".repeat(64)}`, `${NONCE}\n`]) {
+    for (const nonce of [undefined, 7, "", NONCE.slice(0, -1), `${NONCE}0`, NONCE.slice(2), `0x${"g".repeat(64)}`, `${NONCE}\n`, [NONCE]]) {
       expect(reasonOf(wire({ nonce })), String(nonce)).toBe("invalid_payload: authorization.nonce must be 32 bytes of 0x-prefixed hex")
     }
   })
@@ -193,6 +194,16 @@ describe("verifyEip3009Signature gives viem verifyTypedData's verdict on every s
     const authorization = authorizationOf(buyer, termsFor(TO))
     return { buyer, authorization, signature: await sign(buyer, authorization, canonicalDomain) }
   }
+
+  it("each recovery backend (native libsecp256k1, its WebAssembly build, noble) recovers the signer's key", async () => {
+    const { authorization, buyer, signature } = await signed()
+    const hash = Buffer.from(eip3009Digest(canonicalDomain, authorization).slice(2), "hex")
+    const rs = Buffer.from(signature.slice(2, 130), "hex")
+    const expected = Buffer.from(buyer.publicKey.slice(2), "hex")
+    for (const recover of [await loadNativeRecover(), await loadWasmRecover(), recoverWithNoble]) {
+      expect(Buffer.from((await recover(hash, rs, (vOf(signature) - 27) as 0 | 1))!)).toEqual(expected)
+    }
+  })
 
   it("the buyer's own signature holds; another key's signature of the same authorization does not", async () => {
     const { authorization, signature } = await signed()
@@ -376,6 +387,12 @@ describe("eip3009Digest is viem hashTypedData's digest", () => {
       ["nonce 31 bytes", canonicalDomain, { ...a, nonce: a.nonce.slice(0, 64) as Hex }],
       ["nonce 33 bytes", canonicalDomain, { ...a, nonce: `${a.nonce}00` as Hex }],
       ["verifyingContract bad checksum", { ...canonicalDomain, verifyingContract: badChecksum(canonicalDomain.verifyingContract) }, a],
+      ["value 1.5 (a number)", canonicalDomain, { ...a, value: 1.5 as unknown as bigint }],
+      ["validAfter 1.5 (a number)", canonicalDomain, { ...a, validAfter: 1.5 as unknown as bigint }],
+      ["validBefore 1.5 (a number)", canonicalDomain, { ...a, validBefore: 1.5 as unknown as bigint }],
+      ["every number -1", canonicalDomain, { ...a, value: -1n, validAfter: -1n, validBefore: -1n }],
+      ["every number above uint256", canonicalDomain, { ...a, value: MAX_UINT256 + 1n, validAfter: MAX_UINT256 + 2n, validBefore: MAX_UINT256 + 3n }],
+      ["nonce in an array", canonicalDomain, { ...a, nonce: [a.nonce] as unknown as Hex }],
       ["chainId -1", { ...canonicalDomain, chainId: -1 }, a],
       ["chainId 1.5", { ...canonicalDomain, chainId: 1.5 }, a]
     ]
