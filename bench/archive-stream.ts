@@ -72,7 +72,8 @@ const fakeHost = createServer((req, res) => {
 const main = async () => {
   const hostPort = await listen(fakeHost)
   const layer = CodeHostGithub.pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["GITHUB_API_URL", `http://127.0.0.1:${hostPort}`]]))))
+    // Archives are not kept on disk here: this measures the stream's memory, and 1 GiB would land in ./.data.
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["GITHUB_API_URL", `http://127.0.0.1:${hostPort}`], ["ARCHIVE_CACHE_BYTES", "0"]]))))
   )
   const host = await Effect.runPromise(Effect.provide(CodeHost, layer))
 
