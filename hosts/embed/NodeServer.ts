@@ -4,6 +4,7 @@ import { Reconciler } from "../../domain/usecases/Reconciler.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { HttpLive } from "../http/AppLayer.js"
+import { ConnectionLimitsLive } from "../http/Connections.js"
 import { DeliveryWorkerLive } from "../http/DeliveryWorker.js"
 import { FrontDoorLive, NodeServerWithFrontDoor } from "../http/FrontDoor.js"
 import { ReconcileWorkerLive } from "../http/ReconcileWorker.js"
@@ -34,7 +35,8 @@ export interface RunningNodeServer {
 
 /**
  * Serves the repomarket application on its own Node HTTP server over the given ports, exactly as `npm start`
- * does (front door included, `RESPONSE_CACHE_MS` read from the environment). Resolves once it listens.
+ * does (front door included, `RESPONSE_CACHE_MS` and the connection limits of Connections.ts read from the
+ * environment). Resolves once it listens.
  */
 export const startNodeServer = async <E>(ports: Layer.Layer<AppPorts, E>, options: NodeServerOptions = {}): Promise<RunningNodeServer> => {
   const workers = options.workers === false
@@ -47,6 +49,7 @@ export const startNodeServer = async <E>(ports: Layer.Layer<AppPorts, E>, option
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(HttpLive, workers).pipe(
       Layer.provideMerge(NodeServerWithFrontDoor(listen)),
+      Layer.provide(ConnectionLimitsLive),
       Layer.provide(FrontDoorLive),
       Layer.provide(ports)
     )

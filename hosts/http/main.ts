@@ -5,6 +5,7 @@ import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { HttpLive } from "./AppLayer.js"
 import { isClusterPrimary, runPrimary, workersFromEnv } from "./Cluster.js"
+import { ConnectionLimitsLive } from "./Connections.js"
 import { DeliveryWorkerLive } from "./DeliveryWorker.js"
 import { FrontDoorFollowsOtherHosts, FrontDoorLive, NodeServerWithFrontDoor } from "./FrontDoor.js"
 import { DefaultPorts } from "./DefaultPorts.js"
@@ -32,6 +33,8 @@ const serve = () =>
       FrontDoorFollowsOtherHosts
     )),
     Layer.provide(ServerLive),
+    // Timeouts and connection caps of the server (HEADERS_TIMEOUT_MS, MAX_CONNECTIONS...; Connections.ts).
+    Layer.provide(ConnectionLimitsLive),
     Layer.provide(FrontDoorLive),
     Layer.provide(DefaultPorts),
     Layer.provide(HostLifecycleLive),
