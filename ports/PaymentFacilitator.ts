@@ -96,13 +96,16 @@ export interface Settlement {
  * - `Failed`: it can never move: what the buyer signed was spent otherwise (an EIP-3009 nonce used by another
  *   authorization of the same payer, or cancelled; a Solana transaction that failed on chain). `reason` is a
  *   short code a buyer and a seller can read.
- * - `Unknown`: nobody can tell right now (no RPC endpoint configured or answering, the transfer landed but is
- *   not final yet, or its evidence is out of the searched range).
+ * - `NotFinal`: what the buyer signed is on chain (its transfer, or another spend of its authorization, or a
+ *   failed transaction) but not final yet: its fate is being decided, so the sale stays pending.
+ * - `Unknown`: nobody can tell right now (no RPC endpoint configured or answering, or the evidence is out of
+ *   the searched range).
  */
 export type SettlementStatus =
   | { readonly _tag: "Settled"; readonly transaction: string | null }
   | { readonly _tag: "Unsettled" }
   | { readonly _tag: "Failed"; readonly reason: string }
+  | { readonly _tag: "NotFinal"; readonly reason: string }
   | { readonly _tag: "Unknown"; readonly reason: string }
 
 /**

@@ -381,8 +381,9 @@ export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases",
             const moved = { ...settlement, success: true, transaction: onChain.transaction, errorReason: null }
             return { settled: yield* settlements.markSettled(pending, moved), settlement: moved } as const
           }
-          // Nobody can tell yet (not final, no answer): money may have moved, so the sale stays pending.
-          if (onChain._tag === "Unknown") return yield* settlementUnknown
+          // On chain but not final yet: its fate is being decided, so the sale stays pending (the buyer's retry
+          // and the reconciler finish it). Without evidence either way, the facilitator's refusal stands.
+          if (onChain._tag === "NotFinal") return yield* settlementUnknown
           const reason = onChain._tag === "Failed" ? onChain.reason : settlement.errorReason ?? "settlement_failed"
           yield* fail(reason)
           return yield* new SettlementFailed({ reason, network: settlement.network, payer: settlement.payer, detail: settlementFailedDetail(reason) })

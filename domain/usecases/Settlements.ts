@@ -125,6 +125,7 @@ export class Settlements extends Effect.Service<Settlements>()("usecases/Settlem
         case "Failed":
           // What the buyer signed was spent otherwise (final on chain): this sale can never settle.
           return yield* markFailed(current, status.reason)
+        case "NotFinal":
         case "Unknown":
           return current
       }

@@ -88,11 +88,11 @@ describe("the Solana status reader", () => {
       expect(yield* read(sale)).toEqual({ _tag: "Unsettled" })
     }))
 
-  it.effect("landed but only confirmed: unknown (pending), never settled before it is final", () =>
+  it.effect("landed but only confirmed: not final (pending), never settled before it is final", () =>
     Effect.gen(function*() {
       const { payload, sale } = yield* solanaPurchase()
       landSolana(payload, { confirmationStatus: "confirmed" })
-      expect(yield* read(sale)).toMatchObject({ _tag: "Unknown", reason: expect.stringContaining("not final") })
+      expect(yield* read(sale)).toEqual({ _tag: "NotFinal", reason: "the transaction is on chain but not final yet" })
     }))
 
   it.effect("only processed: not listed at the confirmed commitment, so unsettled for now", () =>
@@ -102,13 +102,13 @@ describe("the Solana status reader", () => {
       expect(yield* read(sale)).toEqual({ _tag: "Unsettled" })
     }))
 
-  it.effect("landed with an error and final: failed (the same message can never land again); not final: unknown", () =>
+  it.effect("landed with an error and final: failed (the same message can never land again); not final: not final", () =>
     Effect.gen(function*() {
       const { payload, sale } = yield* solanaPurchase()
       landSolana(payload, { err: { InstructionError: [2, { Custom: 1 }] } })
       expect(yield* read(sale)).toEqual({ _tag: "Failed", reason: "transaction_failed_on_chain" })
       chain.solana[0] = { ...chain.solana[0]!, confirmationStatus: "confirmed" }
-      expect((yield* read(sale))._tag).toBe("Unknown")
+      expect((yield* read(sale))._tag).toBe("NotFinal")
     }))
 
   it.effect("the buyer's other transactions in the window are passed over; the sale's is found among them", () =>
@@ -220,7 +220,7 @@ describe("the Solana status reader", () => {
       expect((yield* read(sale))._tag).toBe("Unknown")
       server.resetHandlers()
       answering("getSignaturesForAddress", (id) => HttpResponse.json({ jsonrpc: "2.0", id, result: { not: "a list" } }))
-      expect((yield* read(sale))._tag).toBe("Unknown")
+      expect(yield* read(sale)).toEqual({ _tag: "Unknown", reason: "the Solana RPC endpoint answered with an error" })
       server.resetHandlers()
       answering("getTransaction", (id) => HttpResponse.json({ jsonrpc: "2.0", id, result: null }))
       expect(yield* read(sale)).toMatchObject({ _tag: "Unknown", reason: expect.stringContaining("could not be read") })
