@@ -207,13 +207,25 @@ describe("Purchases.pay: a settle the facilitator refused is judged by the chain
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("answers 503 settlement pending and keeps the sale pending while the chain cannot tell (the money may have moved: never failed, never delivered)", () => {
-    const { layer } = setup({ test: refused({ _tag: "Unknown", reason: "not final yet" }) })
+  it.effect("answers 503 settlement pending and keeps the sale pending while what the buyer signed is on chain but not final (the money may have moved: never failed, never delivered)", () => {
+    const { layer } = setup({ test: refused({ _tag: "NotFinal", reason: "not final yet" }) })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
       expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending", retryAfterSeconds: 10 })
       expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: null, transaction: null })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("with no evidence either way (the chain cannot be asked), the facilitator's refusal stands: failed with its reason, no goods", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unknown", reason: "BASE_RPC_URL is off" }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const failed = yield* Effect.flip(pay(checkout, payment))
+      expect(failed._tag).toBe("SettlementFailed")
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", transaction: null })
+      expect((Option.getOrThrow(yield* saleOf(payment))).failureReason).not.toBeNull()
     }).pipe(Effect.provide(layer))
   })
 
