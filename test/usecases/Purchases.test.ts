@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { authorizationTypes } from "@x402/evm"
-import { Chunk, Effect, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { getAddress, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts"
+import { generateKeyPairSigner } from "@solana/kit"
+import { solanaPayload, standardHead } from "../support/solanaByHand.js"
 import { gunzipSync } from "node:zlib"
 import type { Checkout } from "../../domain/Checkout.js"
 import { CheckoutId, RepoRef } from "../../domain/Ids.js"
@@ -18,32 +20,65 @@ import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Chains } from "../../ports/Chains.js"
+import { NotFound, PaymentRejected } from "../../domain/Errors.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { FacilitatorError, type PaymentRequirement, type SettlementStatus, type SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { memoryPorts } from "../../testing/MemoryPorts.js"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
 import { AtomicAmount } from "../../domain/Money.js"
-import { aCheckout, aListing, at, BASE_ADDRESS } from "../support/fixtures.js"
-import { type Answers, facilitatorLayer, stubFacilitator } from "./support.js"
+import { aCheckout, aListing, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
+import { type Answers, facilitatorLayer, spanNames, stubFacilitator } from "./support.js"
 
 const BASE_URL = "https://market.example"
 const SHA = "89abcdef0123456789abcdef0123456789abcdef"
 const WIDGET = { owner: "Octo-Org", name: "Widget", headSha: SHA, files: { "README.md": "# Widget\n", "src/index.ts": "export {}\n" } }
+const GADGET = { ...WIDGET, name: "Gadget" }
 const NOW = at("2024-03-01T12:00:00.000Z")
 const CLIENT = "203.0.113.7"
 
-/** Purchases on memory ports, with a live and a test facilitator answering as scripted. */
-const setup = (options: { readonly test?: Answers; readonly live?: Answers | null } = {}) => {
+type Ledger = SaleLedger["Type"]
+type Store = ListingStore["Type"]
+
+/** The Solana fee payer the stub facilitators name (the buyer's transaction leaves its signature slot empty). */
+const FEE_PAYER = (await generateKeyPairSigner()).address
+
+/**
+ * Purchases on memory ports, with a live and a test facilitator answering as scripted; `wrap` and `wrapStore`
+ * decorate the ledger and the listing store every use case (and the test) sees.
+ */
+const setup = (options: {
+  readonly test?: Answers
+  readonly live?: Answers | null
+  readonly wrap?: (ledger: Ledger) => Ledger
+  readonly wrapStore?: (store: Store) => Store
+} = {}) => {
   const test = stubFacilitator(options.test ?? {})
   const live = options.live === null ? Option.none() : Option.some(stubFacilitator(options.live ?? {}))
-  const ports = Layer.merge(memoryPorts({ baseUrl: BASE_URL, repos: [WIDGET] }), facilitatorLayer({ live, test }))
+  const facilitators = facilitatorLayer({ live, test }, (chain) => chain === "solana" ? { feePayer: FEE_PAYER } : {})
+  const ports = Layer.merge(memoryPorts({ baseUrl: BASE_URL, repos: [WIDGET, GADGET] }), facilitators)
+  const wrapped = Layer.mergeAll(
+    Layer.effect(SaleLedger, Effect.map(SaleLedger, options.wrap ?? ((l) => l))),
+    Layer.effect(ListingStore, Effect.map(ListingStore, options.wrapStore ?? ((s) => s)))
+  ).pipe(Layer.provideMerge(ports))
   const layer = Purchases.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(Listings.Default, Settlements.Default)),
-    Layer.provideMerge(ports)
+    Layer.provideMerge(wrapped)
   )
   return { test, live: Option.getOrUndefined(live), layer }
 }
+
+/**
+ * A ledger whose payment lookups miss as many times as `miss` says (counted down): a copy of a payment that
+ * raced past them while another copy was being recorded. `failRecord` makes the next recordPending calls die.
+ */
+const racing = (miss: { byKey: number; byId: number; failRecord: number }) => (ledger: Ledger): Ledger => ({
+  ...ledger,
+  findByPaymentKey: (key) => Effect.suspend(() => miss.byKey > 0 ? (miss.byKey--, Effect.succeedNone) : ledger.findByPaymentKey(key)),
+  findByPaymentId: (network, payer, digest) =>
+    Effect.suspend(() => miss.byId > 0 ? (miss.byId--, Effect.succeedNone) : ledger.findByPaymentId(network, payer, digest)),
+  recordPending: (sale) => Effect.suspend(() => miss.failRecord > 0 ? (miss.failRecord--, Effect.die(new Error("disk full"))) : ledger.recordPending(sale))
+})
 
 /** The widget listed (anonymously, public repo, Base payout) with its current checkout, stored; the clock at NOW. */
 const listed = (fields: Partial<ConstructorParameters<typeof Listing>[0]> = {}) =>
@@ -536,7 +571,7 @@ describe("Purchases.pay: a payment already on the ledger", () => {
     const { test, layer } = setup()
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
-      const { checkout: other } = yield* listed({ repo: new RepoRef({ owner: WIDGET.owner, name: "Gadget" }) })
+      const { checkout: other } = yield* listed({ repo: new RepoRef({ owner: GADGET.owner, name: GADGET.name }) })
       const buyer = aBuyer()
       const id = "pay_fedcba9876543210fedcba9876543210"
       yield* pay(checkout, withId(yield* signed(buyer, yield* termsOf(checkout)), id))
@@ -551,6 +586,187 @@ describe("Purchases.pay: a payment already on the ledger", () => {
       const stranger = yield* pay(checkout, withId(yield* signed(aBuyer(), requirement), id))
       expect(stranger.sale.status).toBe("settled")
       expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: copies of a payment racing each other", () => {
+  it.effect("settles nothing and unlocks nothing for a copy without the buyer's id that raced past the ledger lookup (the store's one-sale-per-payment decides)", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* pay(checkout, payment)
+      miss.byKey = 1
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("gives the buyer's own retry that raced past both lookups the goods of its one sale, without a second settle", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000001")
+      const first = yield* pay(checkout, payment)
+      Object.assign(miss, { byKey: 1, byId: 1 })
+      const again = yield* pay(checkout, payment)
+      expect(again.sale).toStrictEqual(first.sale)
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("recognises the buyer's retry found by its payment key after it raced past the id lookup", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000002")
+      const first = yield* pay(checkout, payment)
+      miss.byId = 1
+      expect((yield* pay(checkout, payment)).sale).toStrictEqual(first.sale)
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("never unlocks a settled payment presented with an id it was not made with (its public parts plus a made-up id are no buyer's retry), even by a copy that raced past the ledger lookup", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* pay(checkout, payment)
+      const madeUp = withId(payment, "pay_00000000000000000000000000000003")
+      expect(yield* Effect.flip(pay(checkout, madeUp))).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      miss.byKey = 1
+      expect(yield* Effect.flip(pay(checkout, madeUp))).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("treats a second payment of one payer with one id, recorded at the same moment as the first, as a retry of the first: it is never settled (one purchase per id)", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const buyer = aBuyer()
+      const id = "pay_00000000000000000000000000000004"
+      const requirement = yield* termsOf(checkout)
+      const first = yield* pay(checkout, withId(yield* signed(buyer, requirement), id))
+      const second = withId(yield* signed(buyer, requirement), id)
+      miss.byId = 1
+      expect((yield* pay(checkout, second)).sale).toStrictEqual(first.sale)
+      expect(yield* saleOf(second)).toStrictEqual(Option.none())
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (409) such a second payment made at another checkout: the id names the first purchase, not this one", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { checkout: other } = yield* listed({ repo: new RepoRef({ owner: GADGET.owner, name: GADGET.name }) })
+      const buyer = aBuyer()
+      const id = "pay_00000000000000000000000000000005"
+      yield* pay(checkout, withId(yield* signed(buyer, yield* termsOf(checkout)), id))
+      const second = withId(yield* signed(buyer, yield* termsOf(other)), id)
+      miss.byId = 1
+      expect(yield* Effect.flip(pay(other, second))).toMatchObject({ _tag: "PaymentIdConflict" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("lets a storage failure recording the sale through as a defect (nothing settled), with or without an id: it is never mistaken for a replay of the payer's earlier purchase", () => {
+    const miss = { byKey: 0, byId: 0, failRecord: 0 }
+    const { test, layer } = setup({ wrap: racing(miss) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const buyer = aBuyer()
+      const requirement = yield* termsOf(checkout)
+      yield* pay(checkout, yield* signed(buyer, requirement))
+      for (const payment of [yield* signed(buyer, requirement), withId(yield* signed(buyer, requirement), "pay_00000000000000000000000000000006")]) {
+        miss.failRecord = 1
+        const exit = yield* Effect.exit(pay(checkout, payment))
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+        expect(Exit.isFailure(exit) && String(Cause.squash(exit.cause))).toContain("disk full")
+        expect(yield* saleOf(payment)).toStrictEqual(Option.none())
+      }
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: what the buyer is told, and where it is seen", () => {
+  it.effect("explains each refusal: an unknown checkout, a payment on another network (named), a payment for other terms", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      expect(yield* Effect.flip(Effect.flatMap(Purchases, (p) => p.current("chk_nobody")))).toStrictEqual(new NotFound({ detail: "No such checkout." }))
+      const requirement = yield* termsOf(checkout)
+      const payment = yield* signed(aBuyer(), requirement)
+      expect(yield* Effect.flip(pay(checkout, { ...payment, network: "eip155:1" }))).toStrictEqual(
+        new PaymentRejected({ reason: "network_mismatch", detail: "This checkout does not take payments on eip155:1." })
+      )
+      const cheaper = yield* signed(aBuyer(), { ...requirement, amount: AtomicAmount.make(requirement.amount - 1n) })
+      expect(yield* Effect.flip(pay(checkout, cheaper))).toStrictEqual(new PaymentRejected({
+        reason: "requirements_mismatch",
+        detail: "The payment was made for other terms (price, address, asset or network); pay one of the current requirements."
+      }))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads a buyer's id only from a payment it can read on a network of this mode: an id on a foreign network or with an unreadable payload is refused like any such payment", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000007")
+      expect(yield* Effect.flip(pay(checkout, { ...payment, network: "eip155:1" }))).toMatchObject({ _tag: "PaymentRejected", reason: "network_mismatch" })
+      expect(yield* Effect.flip(pay(checkout, { ...payment, payload: { nonsense: true } }))).toMatchObject({ _tag: "PaymentRejected", reason: "invalid_payload" })
+      expect(test.calls.verify).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("gives a Solana sale (whose transaction names no expiry) the requirement's time limit as settleBy: the reconciler can fail it once it can no longer land", () => {
+    const { layer } = setup({ test: { settle: (_, r) => Effect.fail(new FacilitatorError({ reason: "timeout", message: `${r.network} no answer` })) } })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed({ payTo: { base: null, solana: SOLANA_ADDRESS } })
+      const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
+      const requirement = quote.requirements[0]!
+      expect(requirement).toMatchObject({ chain: "solana", maxTimeoutSeconds: 300 })
+      const accepted = { ...requirement, amount: `${requirement.amount}` } as never
+      const buyer = yield* Effect.promise(() => generateKeyPairSigner())
+      const payload = yield* solanaPayload(buyer, accepted, yield* standardHead(buyer, accepted))
+      const { amount, asset, network, payTo } = requirement
+      const payment: SubmittedPayment = {
+        x402Version: 2,
+        scheme: "exact",
+        network,
+        accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
+        payload,
+        raw: {}
+      }
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending" })
+      const identity = yield* Effect.flatMap(Chains, (c) => c.paymentIdentity("solana", payload))
+      const sale = Option.getOrThrow(yield* Effect.flatMap(SaleLedger, (l) => l.findByPaymentKey(`${network}:${identity.key}`)))
+      expect(sale).toMatchObject({ chain: "solana", status: "pending", createdAt: NOW, settleBy: new Date(NOW.getTime() + 300_000) })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("runs a purchase in a span named Purchases.pay and reads its checkout in Purchases.current (what an operator's tracer shows)", () => {
+    const seen: Record<string, ReadonlyArray<string>> = {}
+    const record = (key: string) => Effect.map(spanNames, (names) => void (seen[key] = names))
+    const { layer } = setup({
+      test: { verify: () => Effect.as(record("verify"), { valid: true, invalidReason: null, payer: null }) },
+      wrapStore: (store) => ({ ...store, findCheckoutWithListing: (id) => Effect.zipRight(record("current"), store.findCheckoutWithListing(id)) })
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      expect(seen["verify"]?.[0]).toBe("Purchases.pay")
+      expect(seen["current"]?.slice(0, 3)).toStrictEqual(["Purchases.current", "Purchases.quote", "Purchases.pay"])
     }).pipe(Effect.provide(layer))
   })
 })

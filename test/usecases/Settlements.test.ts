@@ -200,6 +200,17 @@ describe("Settlements.resolve", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("leaves a sale pending, writing nothing, while what the buyer signed is on chain but not final: a reorg could still undo it, so neither goods nor a failure yet", () => {
+    const { layer } = setup({ live: answering({ _tag: "NotFinal", reason: "transfer not finalized" }) })
+    return Effect.gen(function*() {
+      const { sale } = yield* sellerWithWebhook()
+      yield* pastMargin(3_600_000)
+      expect(yield* Effect.flatMap(Settlements, (s) => s.resolve(sale))).toStrictEqual(sale)
+      expect(yield* stored(sale)).toStrictEqual(sale)
+      expect(yield* eventsOf(sale)).toStrictEqual([])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("answers a settled or failed sale as stored without asking the chain: a settled sale is never re-judged (and never failed), a failed one never revived", () => {
     const { live, layer } = setup({ live: answering({ _tag: "Failed", reason: TRANSACTION_FAILED }) })
     return Effect.gen(function*() {

@@ -8,6 +8,7 @@ import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import type { SaleId } from "../../domain/Ids.js"
 import type { CountedFact } from "../../domain/Metrics.js"
 import type { Sale } from "../../domain/Sale.js"
+import type { Chain } from "../../domain/Wallet.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import {
   type Facilitator,
@@ -61,12 +62,18 @@ export const stubFacilitator = (answers: Answers = {}): Stub => {
   return { facilitator, calls, asked }
 }
 
-/** The PaymentFacilitator port over stubs: `live` (None when the operator configured none) and `test`. */
-export const facilitatorLayer = (stubs: { readonly live: Option.Option<Stub>; readonly test: Stub }) =>
+/**
+ * The PaymentFacilitator port over stubs: `live` (None when the operator configured none) and `test`;
+ * `extra` names the scheme extras it adds to a requirement (a Solana fee payer), none by default.
+ */
+export const facilitatorLayer = (
+  stubs: { readonly live: Option.Option<Stub>; readonly test: Stub },
+  extra: (chain: Chain, livemode: boolean) => Readonly<Record<string, string>> = () => ({})
+) =>
   Layer.succeed(PaymentFacilitator, {
     live: Option.map(stubs.live, (s) => s.facilitator),
     test: stubs.test.facilitator,
-    extra: () => Effect.succeed({})
+    extra: (chain, livemode) => Effect.sync(() => extra(chain, livemode))
   })
 
 type Ledger = Context.Tag.Service<SaleLedger>
