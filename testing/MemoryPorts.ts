@@ -16,7 +16,10 @@ import type { Storage } from "./Storage.js"
 
 /** What {@link memoryPorts} runs on. Everything is optional. */
 export interface MemoryPortsOptions {
-  /** The public origin of every absolute URL (checkout links, sign-in links). Default `http://localhost:3000`. */
+  /**
+   * The public origin of every absolute URL (checkout links, sign-in links). Default `http://localhost:3000`, or,
+   * under `startNodeServer`, the address it listens on.
+   */
   readonly baseUrl?: string
   /** The repositories the seeded memory code host serves (stands in for GitHub). Default none. */
   readonly repos?: ReadonlyArray<FakeRepo>
@@ -68,7 +71,10 @@ export const memoryPorts = (options: MemoryPortsOptions = {}) => {
     MailerCapturing(options.onMail),
     RateLimiterMemory,
     WebhookSenderHttp.pipe(Layer.provide(config)),
-    Layer.succeed(PublicOrigin, { baseUrl: (options.baseUrl ?? "http://localhost:3000").replace(/\/+$/, "") }),
+    Layer.succeed(
+      PublicOrigin,
+      options.baseUrl === undefined ? { baseUrl: "http://localhost:3000", isDefault: true } : { baseUrl: options.baseUrl.replace(/\/+$/, "") }
+    ),
     PaymentFacilitatorLive.pipe(Layer.provide(config)),
     PackagerTarGz,
     WalletProofSiwx

@@ -7,6 +7,7 @@ import { Mailer } from "../../ports/Mailer.js"
  * warning: mail that was not sent is worth noticing, and it still shows with `LOG_LEVEL=WARN`.
  */
 export const MailerLog = Layer.succeed(Mailer, {
+  delivery: "log",
   send: (mail) =>
     Effect.logWarning(
       `[development mailer: SMTP_URL is not set, nothing was sent]\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`

@@ -9,7 +9,7 @@ import { normalizeEmail } from "../rules/Email.js"
 import { newApiKey, newId, newSecret, now } from "../rules/Tokens.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
-import { Mailer } from "../../ports/Mailer.js"
+import { type MailDelivery, Mailer } from "../../ports/Mailer.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { type LimitExceeded, RateLimiter } from "../../ports/RateLimiter.js"
 import { SecretBox } from "../../ports/SecretBox.js"
@@ -190,6 +190,12 @@ export class Auth extends Effect.Service<Auth>()("usecases/Auth", {
     const signOut = (principal: Principal) =>
       principal.via === "session" ? credentials.deleteSession(principal.credentialId as SessionId) : Effect.void
 
-    return { requestMagicLink, verify, authenticate, createApiKey, listApiKeys, revokeApiKey, signOut } as const
+    /**
+     * Where sign-in links go: `"email"` to the address asked for, or `"log"` — written to the server's log and
+     * mailed to no one (no SMTP server is set), so whoever asks must be told to look there (or ask the operator).
+     */
+    const linkDelivery: MailDelivery = mailer.delivery ?? "email"
+
+    return { requestMagicLink, linkDelivery, verify, authenticate, createApiKey, listApiKeys, revokeApiKey, signOut } as const
   })
 }) {}

@@ -8,6 +8,7 @@ import { ConnectionLimitsLive } from "../http/Connections.js"
 import { DeliveryWorkerLive } from "../http/DeliveryWorker.js"
 import { FrontDoorLive, NodeServerWithFrontDoor } from "../http/FrontDoor.js"
 import { ReconcileWorkerLive } from "../http/ReconcileWorker.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import type { AppPorts } from "./AppRuntime.js"
 
 /** Where and how {@link startNodeServer} listens. */
@@ -33,10 +34,31 @@ export interface RunningNodeServer {
   readonly close: () => Promise<void>
 }
 
+/** `http://<host>:<port>` of a listening server; `localhost` where it listens on every interface. */
+const urlOf = (address: HttpServer.Address): string => {
+  if (address._tag !== "TcpAddress") return "http://localhost"
+  const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
+  return `http://${host === "0.0.0.0" || host === "[::]" ? "localhost" : host}:${address.port}`
+}
+
+/**
+ * The ports' public origin, unless it is only a default (`memoryPorts()` without `baseUrl`, no `BASE_URL`):
+ * then the address the server listens on, so that checkout and sign-in links name the port it bound.
+ */
+const OriginOfBoundServer = Layer.effect(
+  PublicOrigin,
+  Effect.gen(function*() {
+    const given = yield* PublicOrigin
+    if (given.isDefault !== true) return given
+    return { baseUrl: urlOf((yield* HttpServer.HttpServer).address) }
+  })
+)
+
 /**
  * Serves the repomarket application on its own Node HTTP server over the given ports, exactly as `npm start`
  * does (front door included, `RESPONSE_CACHE_MS` and the connection limits of Connections.ts read from the
- * environment). Resolves once it listens.
+ * environment). Resolves once it listens. Links (checkouts, sign-in) are built from the ports' public origin,
+ * or, when that is only a default (`memoryPorts()` without `baseUrl`), from the address it listens on.
  */
 export const startNodeServer = async <E>(ports: Layer.Layer<AppPorts, E>, options: NodeServerOptions = {}): Promise<RunningNodeServer> => {
   const workers = options.workers === false
@@ -48,6 +70,7 @@ export const startNodeServer = async <E>(ports: Layer.Layer<AppPorts, E>, option
   const listen = options.host === undefined ? { port: options.port ?? 3000 } : { port: options.port ?? 3000, host: options.host }
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(HttpLive, workers).pipe(
+      Layer.provide(OriginOfBoundServer),
       Layer.provideMerge(NodeServerWithFrontDoor(listen)),
       Layer.provide(ConnectionLimitsLive),
       Layer.provide(FrontDoorLive),
@@ -57,9 +80,7 @@ export const startNodeServer = async <E>(ports: Layer.Layer<AppPorts, E>, option
   try {
     const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
     const port = address._tag === "TcpAddress" ? address.port : 0
-    const host = address._tag === "TcpAddress" ? address.hostname : "localhost"
-    const shown = host.includes(":") ? `[${host}]` : host
-    return { port, url: `http://${shown === "0.0.0.0" || shown === "[::]" ? "localhost" : shown}:${port}`, close: () => runtime.dispose() }
+    return { port, url: urlOf(address), close: () => runtime.dispose() }
   } catch (error) {
     await runtime.dispose()
     throw error

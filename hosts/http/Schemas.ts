@@ -10,7 +10,12 @@ const bounded = (max: number) => Schema.String.pipe(Schema.maxLength(max))
 const Redacted = (max: number) => Schema.Redacted(bounded(max))
 
 export const MagicLinkRequest = Schema.Struct({ email: bounded(320) }).annotations(strict)
-export const MagicLinkSent = Schema.Struct({ sent: Schema.Literal(true) })
+export const MagicLinkSent = Schema.Struct({
+  sent: Schema.Literal(true),
+  delivery: Schema.Literal("email", "log").annotations({
+    description: "`email`: the link is mailed to the address. `log`: this server sends no mail (no SMTP_URL) and wrote the link to its log, for its operator to pass on."
+  })
+})
 
 export const VerifyRequest = Schema.Struct({ token: Redacted(256) }).annotations(strict)
 export const SessionResponse = Schema.Struct({

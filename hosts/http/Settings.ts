@@ -22,7 +22,7 @@ export const PublicOriginFromConfig = Layer.effect(
   Effect.gen(function*() {
     const configured = yield* Config.option(Config.string("BASE_URL"))
     if (Option.isNone(configured) || configured.value === "") {
-      return { baseUrl: `http://localhost:${yield* port}` }
+      return { baseUrl: `http://localhost:${yield* port}`, isDefault: true }
     }
     return { baseUrl: yield* origin(configured.value) }
   })

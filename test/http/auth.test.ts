@@ -1,22 +1,24 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
+import { MailerLog } from "../../adapters/mail/MailerLog.js"
 import { SentMail } from "../../adapters/memory/MailerMemory.js"
 import { formatApiKey } from "../../domain/rules/ApiKeyFormat.js"
 import { BASE_URL, call, signIn, signInWithKey, TestApp } from "../support/app.js"
 import { expectProblem, listed, listRepo, magicToken, WIDGET_URL } from "../support/flows.js"
+import { expectPage, formPost, htmlGet, TestAppWith } from "../support/pages.js"
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
 describe("sign-in by magic link", () => {
   layer(TestApp())((it) => {
-    it.effect("answers 202 {sent:true} alike for an unknown and a known email", () =>
+    it.effect("answers 202 {sent:true, delivery:\"email\"} alike for an unknown and a known email", () =>
       Effect.gen(function*() {
         yield* signIn("known@example.com")
         const known = yield* call("POST", "/auth/magic-link", { body: { email: "known@example.com" } })
         const unknown = yield* call("POST", "/auth/magic-link", { body: { email: "nobody-yet@example.com" } })
         for (const reply of [known, unknown]) {
           expect(reply.status).toBe(202)
-          expect(reply.json).toEqual({ sent: true })
+          expect(reply.json).toEqual({ sent: true, delivery: "email" })
           expect(reply.headers["content-type"]).toMatch(/^application\/json/)
         }
         expect(known.text).toBe(unknown.text)
@@ -214,7 +216,7 @@ describe("magic-link rate limits", () => {
         const mailsBefore = yield* Effect.flatMap(SentMail, (m) => m.all)
         // The limit is per address, whatever its case.
         const sixth = yield* ask("BUSY@example.com")
-        expect({ status: sixth.status, body: sixth.json }).toEqual({ status: 202, body: { sent: true } })
+        expect({ status: sixth.status, body: sixth.json }).toEqual({ status: 202, body: { sent: true, delivery: "email" } })
         expect((yield* Effect.flatMap(SentMail, (m) => m.all)).length).toBe(mailsBefore.length)
         const last = mailsBefore.filter((m) => m.to === "busy@example.com").at(-1)!
         const token = decodeURIComponent(/[?&]token=([^\s&]+)/.exec(last.text)![1]!)
@@ -240,6 +242,29 @@ describe("magic-link rate limit per client address", () => {
         const refused = yield* call("POST", "/auth/magic-link", { body: { email: "one-more@example.com" } })
         expectProblem(refused, 429, "rate_limited")
         expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0)
+      }))
+  })
+})
+
+describe("sign-in links written to the log (no SMTP_URL: the development mailer)", () => {
+  layer(TestAppWith(MailerLog))((it) => {
+    it.effect("POST /auth/magic-link answers {sent:true, delivery:\"log\"}: the same contract, and where the link went", () =>
+      Effect.gen(function*() {
+        const reply = yield* call("POST", "/auth/magic-link", { body: { email: "log@example.com" } })
+        expect(reply.status).toBe(202)
+        expect(reply.json).toEqual({ sent: true, delivery: "log" })
+      }))
+
+    it.effect("the sign-in page says the link is written to the server log, before and after asking", () =>
+      Effect.gen(function*() {
+        const form = expectPage(yield* htmlGet("/signin"), 200)
+        expect(form).toContain("This server sends no mail")
+        expect(form).not.toContain("we email you a link")
+        const sent = expectPage(yield* formPost("/signin", { email: "log-page@example.com" }), 200)
+        expect(sent).toContain("<h1>Sign-in link written to the server log</h1>")
+        expect(sent).toContain("<strong>log-page@example.com</strong>")
+        expect(sent).not.toContain("Check your mail")
+        expect(sent).not.toMatch(/token=/)
       }))
   })
 })

@@ -290,7 +290,7 @@ describe("generated bodies", () => {
             const value = commonOracle(endpoint, body, reply, label)
             const sent = yield* mails
             if (reply.status === 202) {
-              expect(reply.json, label).toEqual({ sent: true })
+              expect(reply.json, label).toEqual({ sent: true, delivery: "email" })
               const to = Either.getOrThrow(normalizeEmail(value!["email"]!))
               const before = mailedTo.get(to) ?? 0
               // Past an address's 5 links the answer stays 202 (no lock-out, no enumeration) but nothing is mailed.

@@ -22,7 +22,7 @@ describe("magic links: an attacker cannot lock the owner of an email out", () =>
         for (const attacker of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) {
           for (let i = 0; i < 10; i++) {
             const reply = yield* callFrom(attacker, "POST", "/auth/magic-link", { body: { email: VICTIM } })
-            expect({ attacker, i, status: reply.status, body: reply.json }).toEqual({ attacker, i, status: 202, body: { sent: true } })
+            expect({ attacker, i, status: reply.status, body: reply.json }).toEqual({ attacker, i, status: 202, body: { sent: true, delivery: "email" } })
           }
         }
         // The mailbox is not buried: 30 requests, 5 mails.
@@ -30,7 +30,7 @@ describe("magic links: an attacker cannot lock the owner of an email out", () =>
 
         // The victim asks from their own address: the same answer, and a link in the mailbox works.
         const asked = yield* call("POST", "/auth/magic-link", { body: { email: "Victim@Example.com" } })
-        expect({ status: asked.status, body: asked.json }).toEqual({ status: 202, body: { sent: true } })
+        expect({ status: asked.status, body: asked.json }).toEqual({ status: 202, body: { sent: true, delivery: "email" } })
         const mails = yield* mailsTo(VICTIM)
         expect(mails).toHaveLength(5)
         const verified = yield* call("POST", "/auth/verify", { body: { token: tokenOf(mails.at(-1)!.text) } })

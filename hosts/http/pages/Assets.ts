@@ -99,6 +99,13 @@ const asset = (body: string, contentType: string) =>
 export const siteCss = asset(SITE_CSS, "text/css; charset=utf-8")
 export const copyJs = asset(COPY_JS, "text/javascript; charset=utf-8")
 
+/** The site's icon: an "r" on the accent colour, as SVG (every page names it; browsers ask for it anyway). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5fff"/>` +
+  `<path fill="#fff" d="M11 25V9h4v2.6c1.1-1.9 2.9-2.9 5.3-2.9h.7v4h-1c-3.1 0-5 1.6-5 4.9V25z"/></svg>`
+
+/** `GET /favicon.svg`, and `/favicon.ico` for the clients that ask for that name without reading the page. */
+export const favicon = asset(FAVICON_SVG, "image/svg+xml")
+
 /**
  * A built asset (web/ through scripts/build-assets.mjs): its name carries its content hash, so a browser may
  * keep it forever; a new build is a new name, which the page that loads it names.

@@ -76,7 +76,8 @@ const docsPage = () => {
   const configuration = { _integration: "html", withDefaultFonts: false }
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(spec.info.title)} API reference</title></head>
+<title>${escapeHtml(spec.info.title)} API reference</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
 <body>
 <script id="api-reference" type="application/json" data-configuration="${escapeHtml(JSON.stringify(configuration))}">${scriptJson(spec)}</script>
 <script src="/docs/scalar.js"></script>

@@ -79,6 +79,7 @@ export const layout = (o: LayoutOptions): Html => html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · repomarket</title>
 <link rel="stylesheet" href="/assets/site.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${o.head}
 ${o.nonce === undefined ? "" : html`<script src="/assets/copy.js" nonce="${o.nonce}" defer></script>`}
 </head><body>

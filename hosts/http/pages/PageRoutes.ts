@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { copyJs, immutableAsset, siteCss } from "./Assets.js"
+import { copyJs, favicon, immutableAsset, siteCss } from "./Assets.js"
 import { WEB_ASSETS } from "./generated/WebAssets.js"
 import { dashboardRoutes } from "./DashboardRoutes.js"
 import { discoveryRoutes } from "./DiscoveryRoutes.js"
@@ -23,7 +23,7 @@ const safely = <E, R>(page: Effect.Effect<import("@effect/platform").HttpServerR
   )
 
 /**
- * The HTML routes beside the API: the stylesheet and script, robots.txt, llms.txt and the sitemap, sign-in and sign-out, the code-host connection
+ * The HTML routes beside the API: the stylesheet and script, the icon, robots.txt, llms.txt and the sitemap, sign-in and sign-out, the code-host connection
  * (browser-session only: start, GitHub's callback, confirm), and the dashboard with
  * its form actions (all POSTs under /dashboard/, each checked for the session cookie and the CSRF token).
  * The public pages `/r/<owner>` and `/r/<owner>/<repo>` are the API's own endpoints, negotiated on Accept.
@@ -37,6 +37,8 @@ export const PageRoutesLive = HttpApiBuilder.Router.use((router) =>
     const discovery = yield* discoveryRoutes
     yield* router.get("/assets/site.css", siteCss)
     yield* router.get("/assets/copy.js", copyJs)
+    yield* router.get("/favicon.svg", favicon)
+    yield* router.get("/favicon.ico", favicon)
     yield* router.get("/robots.txt", discovery.robots)
     yield* router.get("/llms.txt", discovery.llms)
     yield* router.get("/sitemap.xml", safely(discovery.sitemapXml))

@@ -3,6 +3,7 @@ import { Effect, Option, Redacted } from "effect"
 import type { MailUnavailable, RateLimited } from "../../../domain/Errors.js"
 import { InvalidInput } from "../../../domain/Errors.js"
 import { Auth } from "../../../domain/usecases/Auth.js"
+import type { MailDelivery } from "../../../ports/Mailer.js"
 import { problemBody, type ProblemJson } from "../Problem.js"
 import { clientAddress } from "../handlers/ClientAddress.js"
 import { problemBox, problemOf, problemPage, retryHeaders } from "./ErrorPage.js"
@@ -11,17 +12,39 @@ import { PageSessions, readForm } from "./Session.js"
 
 const see = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
-const signInForm = (email: string, problem?: ProblemJson) =>
+const signInForm = (delivery: MailDelivery, email: string, problem?: ProblemJson) =>
   htmlResponse(layout({
     title: "Sign in",
     main: html`<h1>Sign in</h1>
-<p>No password: we email you a link that signs you in. The first sign-in creates your seller account.</p>
+${
+      delivery === "log"
+        ? html`<p>No password: you get a link that signs you in. The first sign-in creates your seller account.</p>
+<p class="notice ok">This server sends no mail (it has no <code>SMTP_URL</code>): it writes the sign-in link to its own log. If you run it, the link appears in its output; if not, ask whoever does.</p>`
+        : html`<p>No password: we email you a link that signs you in. The first sign-in creates your seller account.</p>`
+    }
 ${problem === undefined ? "" : problemBox(problem)}
 <form method="post" action="/signin">
 <label for="email">Email</label><input type="email" id="email" name="email" autocomplete="email" required maxlength="320" value="${email}">
-<p><button type="submit">Email me a sign-in link</button></p>
+<p><button type="submit">${delivery === "log" ? "Write a sign-in link to the server log" : "Email me a sign-in link"}</button></p>
 </form>`
   }), { status: problem?.status ?? 200, headers: problem === undefined ? {} : retryHeaders(problem) })
+
+/** What the page says once a link was asked for: where to find it. */
+const linkOnItsWay = (delivery: MailDelivery, email: string) =>
+  delivery === "log"
+    ? layout({
+      title: "Sign-in link written to the server log",
+      main: html`<h1>Sign-in link written to the server log</h1>
+<p>This server sends no mail (it has no <code>SMTP_URL</code>), so the sign-in link for <strong>${email}</strong> was written to its log instead of your inbox. It works once and for 15 minutes.</p>
+<p>If you run this server, find the mail to ${email} in its output (it begins <code>[development mailer: …]</code>) and open the <code>/auth/verify</code> link in it. If someone else runs it, ask them for the link.</p>
+<p class="muted">Nothing in the log? <a href="/signin">Ask again</a>.</p>`
+    })
+    : layout({
+      title: "Check your mail",
+      main: html`<h1>Check your mail</h1>
+<p>If <strong>${email}</strong> can receive mail, a sign-in link is on its way. It works once and for 15 minutes.</p>
+<p class="muted">Nothing arrived? Check the spam folder, or <a href="/signin">ask again</a>.</p>`
+    })
 
 const crossSite = () =>
   problemPage(
@@ -38,7 +61,7 @@ export const signInRoutes = Effect.gen(function*() {
   /** `GET /signin`: the form, or the dashboard for a seller already signed in. */
   const showSignIn = Effect.gen(function*() {
     if (Option.isSome(yield* sessions.current)) return see("/dashboard")
-    return signInForm("")
+    return signInForm(auth.linkDelivery, "")
   }).pipe(Effect.catchTag("RateLimited", (e) => Effect.succeed(rateLimitedPage(e))))
 
   /** `POST /signin`: emails the link; answers alike whether or not an account exists. */
@@ -47,13 +70,8 @@ export const signInRoutes = Effect.gen(function*() {
     if (!sessions.fromOurPages(req)) return crossSite()
     const email = ((yield* readForm).get("email") ?? "").trim()
     return yield* auth.requestMagicLink(email, yield* clientAddress).pipe(
-      Effect.as(htmlResponse(layout({
-        title: "Check your mail",
-        main: html`<h1>Check your mail</h1>
-<p>If <strong>${email}</strong> can receive mail, a sign-in link is on its way. It works once and for 15 minutes.</p>
-<p class="muted">Nothing arrived? Check the spam folder, or <a href="/signin">ask again</a>.</p>`
-      }))),
-      Effect.catchAll((e: InvalidInput | RateLimited | MailUnavailable) => Effect.succeed(signInForm(email, problemOf(e))))
+      Effect.as(htmlResponse(linkOnItsWay(auth.linkDelivery, email))),
+      Effect.catchAll((e: InvalidInput | RateLimited | MailUnavailable) => Effect.succeed(signInForm(auth.linkDelivery, email, problemOf(e))))
     )
   })
 
