@@ -5,7 +5,8 @@
  * (esbuild follows the import) — with no files to copy and no esbuild at run time.
  *
  * Runs as `npm run build:assets`, from `prepare` (npm install / npm ci), `prestart`, `predev`, and as
- * vitest's globalSetup (so tests always serve the current sources). Prints the sizes; fails past the budget.
+ * vitest's globalSetup (so tests always serve the current sources). Prints the sizes when the assets changed
+ * (nothing when they did not: every `npm start` runs it); fails past the budget.
  */
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
@@ -52,12 +53,6 @@ export const buildAssets = async ({ quiet = false } = {}) => {
     checkoutCss: asset("checkout", "css", await bundle("web/checkout/checkout.css", "css"), "text/css; charset=utf-8")
   }
   const js = assets.checkoutJs
-  if (!quiet) {
-    for (const a of Object.values(assets)) {
-      console.log(`${a.path}: ${(a.bytes / 1024).toFixed(1)} KB, ${(a.gzipBytes / 1024).toFixed(1)} KB gzipped`)
-    }
-    console.log(`checkout page scripts: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped (budget ${SCRIPT_BUDGET_GZIP / 1024} KB)`)
-  }
   if (js.gzipBytes > SCRIPT_BUDGET_GZIP) {
     throw new Error(`checkout scripts are ${js.gzipBytes} bytes gzipped, over the ${SCRIPT_BUDGET_GZIP}-byte budget`)
   }
@@ -85,6 +80,13 @@ export const buildAssets = async ({ quiet = false } = {}) => {
     const temp = `${OUT}.${process.pid}.tmp`
     writeFileSync(temp, source)
     renameSync(temp, OUT)
+    // Sizes only when something changed: an unchanged build (every `npm start`) prints nothing.
+    if (!quiet) {
+      for (const a of Object.values(assets)) {
+        console.log(`${a.path}: ${(a.bytes / 1024).toFixed(1)} KB, ${(a.gzipBytes / 1024).toFixed(1)} KB gzipped`)
+      }
+      console.log(`checkout page scripts: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped (budget ${SCRIPT_BUDGET_GZIP / 1024} KB)`)
+    }
   }
   return assets
 }

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from "node:cluster"
 import { availableParallelism } from "node:os"
-import { type LogFormat, primaryLine } from "./LogFormat.js"
+import { type LogFormat, primaryLine, printFatal } from "./LogLines.js"
 
 /*
  * `WORKERS`: how many server processes `npm start` runs on one port (node:cluster; the primary only supervises).
@@ -25,19 +25,36 @@ export const workersFromEnv = (env: NodeJS.ProcessEnv = process.env): number => 
  * reconcile workers), replaces one that dies unexpectedly (after a pause, so a crash loop does not spin),
  * and on SIGTERM or SIGINT passes SIGTERM to each worker (each drains: see Lifecycle) and exits once all are
  * gone. A worker that exits before it ever listened (a bad setting, no database) stops the whole cluster with
- * its exit code: replacing it would fail the same way.
+ * its exit code: replacing it would fail the same way; what stopped it is printed once, by the primary, however
+ * many workers stopped alike (see {@link tellPrimaryFatal}). `onAnswering` runs once, when the first worker says
+ * it answers (see {@link tellPrimaryAnswering}): where `npm start` prints its banner.
  */
-export const runPrimary = (count: number, format: LogFormat = "pretty"): void => {
+export const runPrimary = (count: number, format: LogFormat = "pretty", onAnswering: () => void = () => {}): void => {
   const log = (message: string) => console.log(primaryLine(format, message))
   let stopping = false
+  let answered = false
+  let toldWhy = false
   const listened = new WeakSet<Worker>()
   const fork = () => cluster.fork()
   cluster.on("listening", (worker) => listened.add(worker))
+  cluster.on("message", (worker, message: unknown) => {
+    if (isMessage(message, ANSWERING) && !answered) {
+      answered = true
+      onAnswering()
+    }
+    // Workers that never listened stop alike (a setting, the database): one of them says why.
+    if (isMessage(message, FATAL) && (listened.has(worker) || !toldWhy)) {
+      toldWhy ||= !listened.has(worker)
+      const lines = (message as { readonly lines?: unknown }).lines
+      printFatal(format, Array.isArray(lines) ? lines.map(String) : [])
+    }
+  })
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         log("all workers stopped")
-        process.exit(0)
+        // 0 after a SIGTERM; the failing worker's code when one stopped before it listened (exitCode, below).
+        process.exit()
       }
       return
     }
@@ -63,6 +80,24 @@ export const runPrimary = (count: number, format: LogFormat = "pretty"): void =>
   log(`starting ${count} workers`)
   for (let i = 0; i < count; i++) fork()
 }
+
+const ANSWERING = "repomarket:answering"
+const FATAL = "repomarket:fatal"
+
+const isMessage = (message: unknown, type: string): boolean =>
+  typeof message === "object" && message !== null && (message as { readonly type?: unknown }).type === type
+
+/** A worker's word to its primary that it answers requests (its app is built and listening). */
+export const tellPrimaryAnswering = (): void => {
+  process.send?.({ type: ANSWERING })
+}
+
+/** A worker's word to its primary of why it stops (the primary prints it once for all); resolves once sent. */
+export const tellPrimaryFatal = (lines: ReadonlyArray<string>): Promise<void> =>
+  new Promise((resolve) => {
+    if (process.send === undefined) return resolve()
+    process.send({ type: FATAL, lines }, undefined, {}, () => resolve())
+  })
 
 /** Whether this process should supervise workers rather than serve. */
 export const isClusterPrimary = (count: number): boolean => count > 1 && cluster.isPrimary

@@ -1,82 +1,45 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { Reconciler } from "../../domain/usecases/Reconciler.js"
-import { Settlements } from "../../domain/usecases/Settlements.js"
-import { Webhooks } from "../../domain/usecases/Webhooks.js"
-import { HttpLive } from "./AppLayer.js"
-import { isClusterPrimary, runPrimary, workersFromEnv } from "./Cluster.js"
-import { ConnectionLimitsLive } from "./Connections.js"
-import { DeliveryWorkerLive } from "./DeliveryWorker.js"
-import { FrontDoorFollowsOtherHosts, FrontDoorLive, NodeServerWithFrontDoor } from "./FrontDoor.js"
-import { DefaultPorts } from "./DefaultPorts.js"
-import { DrainOnShutdown, HostLifecycleLive } from "./Lifecycle.js"
-import { ReconcileWorkerLive } from "./ReconcileWorker.js"
-import { type LogFormat, LogFormatLive, logFormatFromEnv, primaryLine } from "./LogFormat.js"
-import { HostMetricsLive, metricsFromEnv, type MetricsSettings, serveClusterMetrics } from "./Metrics.js"
-import { checkProductionSettings } from "./ProductionGuard.js"
-import { LogLevelFromConfig, port } from "./Settings.js"
-
-// The Node server with its front door (repo-page JSON and 402 challenges answered from memory).
-const ServerLive = Layer.unwrapEffect(Effect.map(port, (p) => NodeServerWithFrontDoor({ port: p })))
-
-/**
- * One server process: the app, plus beside it the webhook delivery worker that drains the outbox, the
- * reconciler that resolves sales left pending by a settle with no answer (from the chain), and the front
- * door's follower of other hosts' writes. DrainOnShutdown is outermost, so a SIGTERM drains the server first.
+/*
+ * `npm start`. First every setting that can be judged here is checked — the production guard, PORT,
+ * DATABASE_URL's scheme, LOG_LEVEL, LOG_FORMAT, WORKERS, METRICS_PORT, and whether the ports are free — with
+ * nothing loaded but these small modules: a wrong value stops start-up within a second, one line each on
+ * stderr, exit 1, before any database or key file is made. Only then is the app loaded (Serve.ts, which takes
+ * seconds) or, with WORKERS above 1, the cluster started (this process supervises; each worker runs Serve).
  */
-const serve = () =>
-  DrainOnShutdown.pipe(
-    Layer.provide(Layer.mergeAll(
-      HttpLive,
-      DeliveryWorkerLive.pipe(Layer.provide(Webhooks.Default)),
-      ReconcileWorkerLive.pipe(Layer.provide(Reconciler.Default), Layer.provide(Settlements.Default)),
-      FrontDoorFollowsOtherHosts
-    )),
-    Layer.provide(ServerLive),
-    // Timeouts and connection caps of the server (HEADERS_TIMEOUT_MS, MAX_CONNECTIONS...; Connections.ts).
-    Layer.provide(ConnectionLimitsLive),
-    Layer.provide(FrontDoorLive),
-    Layer.provide(DefaultPorts),
-    Layer.provide(HostLifecycleLive),
-    Layer.provide(HostMetricsLive(metrics)),
-    Layer.provide(LogLevelFromConfig),
-    Layer.launch,
-    Effect.scoped,
-    Effect.tapErrorCause(Effect.logError),
-    // Outermost, so that a start-up failure is written in the chosen format too.
-    Effect.provide(LogFormatLive(logFormat)),
-    (program) => NodeRuntime.runMain(program, { disablePrettyLogger: logFormat === "json" })
-  )
+import cluster from "node:cluster"
+import { bannerFacts, printBanner } from "./Banner.js"
+import { isClusterPrimary, runPrimary } from "./Cluster.js"
+import { primaryLine } from "./LogLines.js"
+import { checkPortsFree, checkStartSettings, SettingsRefused, type StartSettings } from "./StartChecks.js"
 
-let workers: number
-let metrics: MetricsSettings | null
-let logFormat: LogFormat
-try {
-  // First: a production start without its secrets stops here, before any database or key file is made.
-  checkProductionSettings()
-  workers = workersFromEnv()
-  metrics = metricsFromEnv()
-  logFormat = logFormatFromEnv()
-} catch (e) {
-  console.error((e as Error).message)
+const refuse = (lines: ReadonlyArray<string>): never => {
+  for (const line of new Set(lines)) console.error(line)
   process.exit(1)
 }
-// With WORKERS above 1 this process only supervises (Cluster.ts) and serves the workers' summed metrics;
-// each worker runs `serve`.
-if (isClusterPrimary(workers)) {
-  if (metrics === null) runPrimary(workers, logFormat)
+
+let settings: StartSettings
+try {
+  settings = checkStartSettings()
+} catch (e) {
+  settings = refuse(e instanceof SettingsRefused ? e.lines : [(e as Error).message])
+}
+// A cluster's workers share the port their primary listens on: only the primary (or a lone process) checks it.
+if (cluster.isPrimary) {
+  const taken = await checkPortsFree(settings)
+  if (taken.length > 0) refuse(taken)
+}
+
+if (isClusterPrimary(settings.workers)) {
+  const { logFormat, metrics, workers } = settings
+  const announce = () => printBanner(bannerFacts(process.env, settings), logFormat, { role: "primary" })
+  if (metrics === null) runPrimary(workers, logFormat, announce)
   else {
-    const at = metrics
-    // Listening first: a metrics port that is taken stops start-up before any worker is forked.
-    serveClusterMetrics(at).then(
-      () => {
-        console.log(primaryLine(logFormat, `metrics of all workers at http://${at.host}:${at.port}/metrics`))
-        runPrimary(workers, logFormat)
-      },
-      (e: unknown) => {
-        console.error((e as Error).message)
-        process.exit(1)
-      }
-    )
+    // The summed metrics of the workers, served by the primary (Metrics.ts: loaded only here).
+    const { serveClusterMetrics } = await import("./Metrics.js")
+    await serveClusterMetrics(metrics).catch((e: unknown) => refuse([(e as Error).message]))
+    console.log(primaryLine(logFormat, `metrics of all workers at http://${metrics.host}:${metrics.port}/metrics`))
+    runPrimary(workers, logFormat, announce)
   }
-} else serve()
+} else {
+  const { serve } = await import("./Serve.js")
+  serve(settings)
+}
