@@ -238,6 +238,13 @@ describe("the Base status reader", () => {
       landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 9_999n })
       expect(yield* read(sale)).toEqual({ _tag: "Settled", transaction: TX })
       expect(chain.calls.filter((c) => c === "base:eth_getLogs")).toHaveLength(3)
+      // Two chunks and two blocks: the last chunk is the two oldest blocks alone, never a wider range.
+      const near = makeEip3009Status(Redacted.make(BASE_RPC), { network: "eip155:8453", timeoutMs: 2_000, logBlocks: 8_002n, logChunk: 4_000n })
+      resetChain()
+      chain.maxLogRange = 4_000n
+      const edge = baseSale()
+      landTransfer(edge.authorization, { tx: TX, block: LATEST_BLOCK - 8_001n })
+      expect(yield* near(edge.sale)).toEqual({ _tag: "Settled", transaction: TX })
       // logBlocks = the chain's length + 1 reaches block 0; = its length stops at block 1.
       const whole = (logBlocks: bigint) =>
         makeEip3009Status(Redacted.make(BASE_RPC), { network: "eip155:8453", timeoutMs: 2_000, logBlocks, logChunk: LATEST_BLOCK * 2n })
@@ -253,6 +260,7 @@ describe("the Base status reader", () => {
 
   it.effect("each call is made once: an endpoint that fails a call is unknown for this read (the reconciler comes back), never retried into a burst", () =>
     Effect.gen(function*() {
+      const read = makeEip3009Status(Redacted.make(BASE_RPC), { network: "eip155:8453", timeoutMs: 2_000, logBlocks: 10_000n, logChunk: 4_000n })
       const { authorization, sale } = baseSale()
       landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 10n })
       let failed = 0
