@@ -67,6 +67,8 @@ export default {
   jsonReporter: { fileName: slug === "rules" ? "reports/mutation/mutation.json" : `reports/mutation/${slug}.json` },
   // A sandbox per scope: two runs at once (a narrowed one beside a scope) never clean each other's files.
   tempDirName: slug === "rules" ? ".stryker-tmp" : `.stryker-tmp-${slug}`,
+  // Never copy another run's sandbox (or a scratch folder) into this one's: two runs at once would trip on each other.
+  ignorePatterns: ["/.stryker-tmp*", "/.scratch*"],
   cleanTempDir: "always",
   // Two cores shared with other work here; CI may raise it with STRYKER_CONCURRENCY.
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
