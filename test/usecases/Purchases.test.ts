@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { authorizationTypes } from "@x402/evm"
-import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { Cause, Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { getAddress, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts"
 import { generateKeyPairSigner } from "@solana/kit"
 import { solanaPayload, standardHead } from "../support/solanaByHand.js"
 import { gunzipSync } from "node:zlib"
-import type { Checkout } from "../../domain/Checkout.js"
+import { Checkout as CheckoutClass, type Checkout } from "../../domain/Checkout.js"
 import { CheckoutId, RepoRef } from "../../domain/Ids.js"
 import { Listing } from "../../domain/Listing.js"
 import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED } from "../../domain/SettlementReasons.js"
@@ -20,14 +20,18 @@ import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
 import { Chains } from "../../ports/Chains.js"
-import { NotFound, PaymentRejected } from "../../domain/Errors.js"
+import { NotFound, NotSelling, PaymentIdConflict, PaymentRejected, PaymentsUnavailable, SettlementPending } from "../../domain/Errors.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { FacilitatorError, type PaymentRequirement, type SettlementStatus, type SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { memoryPorts } from "../../testing/MemoryPorts.js"
-import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
+import { CodeHostMemoryControl, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
+import { CodeHost } from "../../ports/CodeHost.js"
+import type { Chain } from "../../domain/Wallet.js"
+import { hostPatAad } from "../../domain/Listing.js"
+import { SecretBox } from "../../ports/SecretBox.js"
 import { AtomicAmount } from "../../domain/Money.js"
-import { aCheckout, aListing, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
+import { aCheckout, aListing, aSale as aSaleFixture, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
 import { type Answers, facilitatorLayer, spanNames, stubFacilitator } from "./support.js"
 
 const BASE_URL = "https://market.example"
@@ -39,6 +43,7 @@ const CLIENT = "203.0.113.7"
 
 type Ledger = SaleLedger["Type"]
 type Store = ListingStore["Type"]
+type Host = CodeHost["Type"]
 
 /** The Solana fee payer the stub facilitators name (the buyer's transaction leaves its signature slot empty). */
 const FEE_PAYER = (await generateKeyPairSigner()).address
@@ -52,14 +57,18 @@ const setup = (options: {
   readonly live?: Answers | null
   readonly wrap?: (ledger: Ledger) => Ledger
   readonly wrapStore?: (store: Store) => Store
+  readonly wrapHost?: (host: Host) => Host
+  readonly extra?: (chain: Chain, livemode: boolean) => Readonly<Record<string, string>> | null
+  readonly repos?: ReadonlyArray<FakeRepo>
 } = {}) => {
   const test = stubFacilitator(options.test ?? {})
   const live = options.live === null ? Option.none() : Option.some(stubFacilitator(options.live ?? {}))
-  const facilitators = facilitatorLayer({ live, test }, (chain) => chain === "solana" ? { feePayer: FEE_PAYER } : {})
-  const ports = Layer.merge(memoryPorts({ baseUrl: BASE_URL, repos: [WIDGET, GADGET] }), facilitators)
+  const facilitators = facilitatorLayer({ live, test }, options.extra ?? ((chain) => chain === "solana" ? { feePayer: FEE_PAYER } : {}))
+  const ports = Layer.merge(memoryPorts({ baseUrl: BASE_URL, repos: options.repos ?? [WIDGET, GADGET] }), facilitators)
   const wrapped = Layer.mergeAll(
     Layer.effect(SaleLedger, Effect.map(SaleLedger, options.wrap ?? ((l) => l))),
-    Layer.effect(ListingStore, Effect.map(ListingStore, options.wrapStore ?? ((s) => s)))
+    Layer.effect(ListingStore, Effect.map(ListingStore, options.wrapStore ?? ((s) => s))),
+    Layer.effect(CodeHost, Effect.map(CodeHost, options.wrapHost ?? ((h) => h)))
   ).pipe(Layer.provideMerge(ports))
   const layer = Purchases.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(Listings.Default, Settlements.Default)),
@@ -165,6 +174,23 @@ const saleOf = (payment: SubmittedPayment) =>
 
 const pay = (checkout: Checkout, payment: SubmittedPayment, options: { readonly livemode?: boolean; readonly client?: string } = {}) =>
   Effect.flatMap(Purchases, (p) => p.pay(checkout.id, options.livemode ?? false, payment, options.client ?? CLIENT))
+
+/** Waits a few real milliseconds: for work outside Effect's clock (signature checks) to get on. */
+const realWait = (ms = 2) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/** Moves the TestClock on in small steps until the fiber is done (a retry's waits for a settle in flight), then joins it. */
+const runToEnd = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+      yield* realWait()
+      yield* TestClock.adjust("250 millis")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+/** The bytes of a goods stream. */
+const bytesOf = (body: Stream.Stream<Uint8Array, unknown>) =>
+  Effect.map(Stream.runCollect(Stream.orDie(body)), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
 
 /** A copy of the payment carrying the buyer's x402 payment-identifier id. */
 const withId = (payment: SubmittedPayment, id: string): SubmittedPayment => ({ ...payment, paymentId: Redacted.make(id) })
@@ -755,18 +781,348 @@ describe("Purchases.pay: what the buyer is told, and where it is seen", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("runs a purchase in a span named Purchases.pay and reads its checkout in Purchases.current (what an operator's tracer shows)", () => {
+  it.effect("runs a purchase in a span named Purchases.pay, reads its checkout in Purchases.current and a retry's goods in Purchases.goods (what an operator's tracer shows)", () => {
     const seen: Record<string, ReadonlyArray<string>> = {}
     const record = (key: string) => Effect.map(spanNames, (names) => void (seen[key] = names))
     const { layer } = setup({
       test: { verify: () => Effect.as(record("verify"), { valid: true, invalidReason: null, payer: null }) },
-      wrapStore: (store) => ({ ...store, findCheckoutWithListing: (id) => Effect.zipRight(record("current"), store.findCheckoutWithListing(id)) })
+      wrapStore: (store) => ({
+        ...store,
+        findCheckoutWithListing: (id) => Effect.zipRight(record("current"), store.findCheckoutWithListing(id)),
+        findById: (id) => Effect.zipRight(record("goods"), store.findById(id))
+      })
     })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
-      yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000030")
+      yield* pay(checkout, payment)
       expect(seen["verify"]?.[0]).toBe("Purchases.pay")
       expect(seen["current"]?.slice(0, 3)).toStrictEqual(["Purchases.current", "Purchases.quote", "Purchases.pay"])
+      // A retry is answered from the ledger: its goods read the sale's listing.
+      yield* pay(checkout, payment)
+      expect(seen["goods"]?.slice(0, 2)).toStrictEqual(["Purchases.goods", "Purchases.pay"])
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.quote: what a checkout offers", () => {
+  it.effect("offers nothing (409 not selling) for a listing without a price or a payout wallet, nor for a checkout whose own terms lack one", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* ListingStore
+      const purchases = yield* Purchases
+      const notSelling = (checkout: Checkout, page: string) =>
+        Effect.gen(function*() {
+          expect(yield* Effect.flip(purchases.quote(checkout.id, false))).toStrictEqual(
+            new NotSelling({ page, detail: "This listing is not selling right now (no price or no payout wallet)." })
+          )
+        })
+      const repo = (name: string) => new RepoRef({ owner: WIDGET.owner, name })
+      const page = (name: string) => `${BASE_URL}/r/Octo-Org/${name}`
+      const { checkout: unpriced } = yield* listed({ repo: repo("A"), price: null })
+      yield* notSelling(unpriced, page("A"))
+      const { checkout: noWallet } = yield* listed({ repo: repo("B"), payTo: { base: null, solana: null } })
+      yield* notSelling(noWallet, page("B"))
+      // The checkout is the terms a buyer pays: one that names no price, or no wallet, is not payable.
+      const c = yield* listed({ repo: repo("C") })
+      yield* store.insertCheckout(new CheckoutClass({ ...c.checkout, price: null }))
+      yield* notSelling(c.checkout, page("C"))
+      const d = yield* listed({ repo: repo("D") })
+      yield* store.insertCheckout(new CheckoutClass({ ...d.checkout, payTo: { base: null, solana: null } }))
+      yield* notSelling(d.checkout, page("D"))
+      // A listing that stopped selling is not sold at a checkout that still names its old price.
+      const e = yield* listed({ repo: repo("E") })
+      yield* store.update(new Listing({ ...e.listing, price: null }))
+      yield* notSelling(e.checkout, page("E"))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("offers each chain the facilitator can serve, at the checkout's absolute URL (live and test), and none it cannot describe", () => {
+    const { layer } = setup({ extra: (chain) => chain === "solana" ? null : {} })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed({ payTo: { base: BASE_ADDRESS, solana: SOLANA_ADDRESS } })
+      const purchases = yield* Purchases
+      const testQuote = yield* purchases.quote(checkout.id, false)
+      expect(testQuote.resource).toBe(`${BASE_URL}/checkout/${checkout.id}/test`)
+      expect(testQuote.requirements.map((r) => [r.chain, r.resource])).toStrictEqual([["base", testQuote.resource]])
+      const liveQuote = yield* purchases.quote(checkout.id, true)
+      expect(liveQuote.resource).toBe(`${BASE_URL}/checkout/${checkout.id}`)
+      expect(liveQuote.requirements.map((r) => r.network)).toStrictEqual(["eip155:8453"])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers 503 when the facilitator can describe none of the checkout's chains: nothing could be paid", () => {
+    const { layer } = setup({ extra: () => null })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed({ payTo: { base: BASE_ADDRESS, solana: SOLANA_ADDRESS } })
+      expect(yield* Effect.flip(Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false)))).toStrictEqual(new PaymentsUnavailable({
+        detail: "The payment facilitator could not describe its payment options; nothing was charged by this request. Try again shortly."
+      }))
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases: the goods", () => {
+  const PRIVATE = { ...WIDGET, name: "Secret", isPrivate: true, token: "ghp_seller_token" }
+
+  it.effect("reads a private repo with the seller's sealed token, for a test purchase's manifest and a live purchase's archive", () => {
+    const { layer } = setup({ repos: [WIDGET, PRIVATE] })
+    return Effect.gen(function*() {
+      const box = yield* SecretBox
+      const base = aListing({ repo: new RepoRef({ owner: PRIVATE.owner, name: PRIVATE.name }), isPrivate: true })
+      const hostPat = yield* box.seal(Redacted.make(PRIVATE.token), hostPatAad(base))
+      const { checkout } = yield* listed({ id: base.id, repo: base.repo, isPrivate: true, hostPat, checkoutId: base.checkoutId })
+      const goods = yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      const manifest = gunzipSync(yield* bytesOf(goods.body)).toString("utf8")
+      expect(manifest).toContain("Octo-Org-Secret-89abcde/MANIFEST.json")
+      expect(manifest).toContain("src/index.ts")
+      const facts = (yield* Chains).facts("base", true)
+      const requirement = { ...(yield* termsOf(checkout)), livemode: true, network: facts.network, asset: facts.asset, extra: facts.extra }
+      const live = yield* pay(checkout, yield* signed(aBuyer(), requirement), { livemode: true })
+      expect((yield* bytesOf(live.body)).toString("utf8")).toContain("89abcde src/index.ts\nexport {}")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("packs a test purchase under <owner>-<repo>-<7 hex of the commit>/, a manifest and a note, never a file of the repo", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const goods = yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      const tar = gunzipSync(yield* bytesOf(goods.body)).toString("utf8")
+      expect(tar).toContain("Octo-Org-Widget-89abcde/MANIFEST.json")
+      expect(tar).toContain("Octo-Org-Widget-89abcde/NOTE.txt")
+      expect(tar).not.toContain(`Octo-Org-Widget-${SHA}`)
+      expect(tar).not.toContain("export {}")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("delivers a retry the commit it paid for, not the repo's head of today", () => {
+    const trees: Array<string> = []
+    const { layer } = setup({ wrapHost: (host) => ({ ...host, tree: (repo, token) => Effect.zipRight(Effect.sync(() => trees.push(repo.headSha)), host.tree(repo, token)) }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000010")
+      yield* bytesOf((yield* pay(checkout, payment)).body)
+      yield* Effect.flatMap(CodeHostMemoryControl, (c) => c.put({ ...WIDGET, headSha: "fedcba9876543210fedcba9876543210fedcba98" }))
+      const again = yield* pay(checkout, payment)
+      expect(again.filename).toBe("Octo-Org-Widget-89abcde.tar.gz")
+      expect(gunzipSync(yield* bytesOf(again.body)).toString("utf8")).toContain(`"commit": "${SHA}"`)
+      // The tree the manifest lists is asked for at the pinned commit, both times.
+      expect(trees).toStrictEqual([SHA, SHA])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("delivers a retry from the sale's own repo and commit when its listing can no longer be read (test and live)", () => {
+    let hidden = false
+    const { layer } = setup({ wrapStore: (store) => ({ ...store, findById: (id) => hidden ? Effect.succeedNone : store.findById(id) }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const testPayment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000011")
+      yield* pay(checkout, testPayment)
+      const facts = (yield* Chains).facts("base", true)
+      const liveRequirement = { ...(yield* termsOf(checkout)), livemode: true, network: facts.network, asset: facts.asset, extra: facts.extra }
+      const livePayment = withId(yield* signed(aBuyer(), liveRequirement), "pay_00000000000000000000000000000012")
+      yield* pay(checkout, livePayment, { livemode: true })
+      hidden = true
+      const testGoods = yield* pay(checkout, testPayment)
+      expect(gunzipSync(yield* bytesOf(testGoods.body)).toString("utf8")).toContain("Octo-Org-Widget-89abcde/MANIFEST.json")
+      const liveGoods = yield* pay(checkout, livePayment, { livemode: true })
+      expect((yield* bytesOf(liveGoods.body)).toString("utf8")).toContain("89abcde README.md")
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases: a payment whose settle is in flight or unknown", () => {
+  it.effect("gives a copy that arrives during the settle the outcome once it lands, without asking the chain", () => {
+    const reads = { byId: 0 }
+    const gate = Effect.runSync(Deferred.make<void>())
+    const { test, layer } = setup({
+      test: { settle: (_, r) => Effect.as(Deferred.await(gate), { success: true, transaction: "0xslow", network: r.network, payer: null, errorReason: null }) },
+      wrap: (ledger) => ({ ...ledger, findById: (id) => Effect.suspend(() => (reads.byId++, ledger.findById(id))) })
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const first = yield* Effect.fork(pay(checkout, payment))
+      for (let i = 0; i < 500 && test.calls.settle === 0; i++) yield* realWait()
+      const copy = yield* Effect.fork(Effect.flip(pay(checkout, payment)))
+      // The copy found the sale pending and waits for it.
+      for (let i = 0; i < 500 && reads.byId === 0; i++) yield* realWait()
+      yield* Deferred.succeed(gate, undefined)
+      expect((yield* Fiber.join(first)).sale.transaction).toBe("0xslow")
+      // It looks again every 100 ms: within a few of them it has the answer (not after its whole 5 s wait).
+      for (let i = 0; i < 3 && Option.isNone(yield* Fiber.poll(copy)); i++) {
+        yield* realWait()
+        yield* TestClock.adjust("100 millis")
+      }
+      expect(Option.isSome(yield* Fiber.poll(copy))).toBe(true)
+      expect(yield* Fiber.join(copy)).toMatchObject({ _tag: "PaymentRejected", reason: "payment_already_used" })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("gives the buyer's retry (with its id) the goods once the chain shows the payment settled, and 503 with what to do while it cannot tell", () => {
+    let chainSays: SettlementStatus = { _tag: "Unknown", reason: "no answer" }
+    const { test, layer } = setup({
+      test: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "no answer" })), status: () => Effect.succeed(chainSays) }
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000013")
+      yield* Effect.flip(pay(checkout, payment))
+      const waiting = yield* runToEnd(yield* Effect.fork(Effect.flip(pay(checkout, payment))))
+      expect(waiting).toStrictEqual(new SettlementPending({
+        retryAfterSeconds: 10,
+        detail: "The payment was sent for settlement but its outcome is not known yet, so it may have been charged. It is recorded and will not be charged twice: retry shortly with the same payment (and its payment-identifier) to receive the goods once it settles."
+      }))
+      chainSays = { _tag: "Settled", transaction: "0xlanded" }
+      const goods = yield* runToEnd(yield* Effect.fork(pay(checkout, payment)))
+      expect(goods.sale).toMatchObject({ status: "settled", transaction: "0xlanded" })
+      expect(goods.settlement).toMatchObject({ success: true, transaction: "0xlanded" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers the buyer's retry (with its id) of a failed payment with that failure, never goods", () => {
+    const { layer } = setup({
+      test: { settle: (_, r) => Effect.succeed({ success: false, transaction: null, network: r.network, payer: null, errorReason: "insufficient_funds" }), status: () => Effect.succeed({ _tag: "Unsettled" }) }
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000014")
+      yield* Effect.flip(pay(checkout, payment))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({
+        _tag: "SettlementFailed",
+        reason: "insufficient_funds",
+        detail: "This payment failed to settle earlier; it cannot be used again."
+      })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases: the buyer's payment-identifier id", () => {
+  const CONFLICT = new PaymentIdConflict({
+    detail: "This payment-identifier id names another purchase of this payer, and this payment is not that purchase's (other terms, another checkout, or not validly signed by the payer). To retry that purchase send the same payment (or a new one signed by the same payer for the same terms at the same checkout) with the id; for a new purchase use a new id."
+  })
+
+  it.effect("keeps two ids of one payer apart: two purchases with two ids are two purchases", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { checkout: other } = yield* listed({ repo: new RepoRef({ owner: GADGET.owner, name: GADGET.name }) })
+      const buyer = aBuyer()
+      const first = yield* pay(checkout, withId(yield* signed(buyer, yield* termsOf(checkout)), "pay_00000000000000000000000000000020"))
+      const second = yield* pay(other, withId(yield* signed(buyer, yield* termsOf(other)), "pay_00000000000000000000000000000021"))
+      expect(second.sale.id).not.toBe(first.sale.id)
+      expect(second.sale.paymentIdDigest).not.toBe(first.sale.paymentIdDigest)
+      expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (409) a retry with the buyer's id that claims other terms than the sale's, even when its authorization is for the sale's", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const id = "pay_00000000000000000000000000000022"
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), id)
+      yield* pay(checkout, payment)
+      const claimed = Option.map(payment.accepted, (a) => ({ ...a, amount: `${BigInt(a.amount) + 1n}` }))
+      expect(yield* Effect.flip(pay(checkout, { ...payment, accepted: claimed }))).toStrictEqual(CONFLICT)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (409) a retry with the buyer's id whose authorization is not signed by the payer (someone who learnt the id cannot collect the goods)", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const requirement = yield* termsOf(checkout)
+      const id = "pay_00000000000000000000000000000023"
+      const payment = withId(yield* signed(aBuyer(), requirement), id)
+      yield* pay(checkout, payment)
+      const other = yield* signed(aBuyer(), requirement)
+      const forged = { ...payment, payload: { ...(payment.payload as object), signature: (other.payload as { signature: string }).signature } }
+      expect(yield* Effect.flip(pay(checkout, forged))).toStrictEqual(CONFLICT)
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers the buyer's retry with its id even after the seller repriced (the checkout it paid at is no longer current), on Base and on Solana", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* ListingStore
+      const { checkout: baseCheckout } = yield* listed()
+      const basePayment = withId(yield* signed(aBuyer(), yield* termsOf(baseCheckout)), "pay_00000000000000000000000000000024")
+      const baseGoods = yield* pay(baseCheckout, basePayment)
+
+      const { checkout: solCheckout } = yield* listed({ repo: new RepoRef({ owner: GADGET.owner, name: GADGET.name }), payTo: { base: null, solana: SOLANA_ADDRESS } })
+      const requirement = (yield* Effect.flatMap(Purchases, (p) => p.quote(solCheckout.id, false))).requirements[0]!
+      const accepted = { ...requirement, amount: `${requirement.amount}` } as never
+      const buyer = yield* Effect.promise(() => generateKeyPairSigner())
+      const { amount, asset, network, payTo } = requirement
+      const solPayment = withId({
+        x402Version: 2,
+        scheme: "exact",
+        network,
+        accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
+        payload: yield* solanaPayload(buyer, accepted, yield* standardHead(buyer, accepted)),
+        raw: {}
+      }, "pay_00000000000000000000000000000025")
+      const solGoods = yield* pay(solCheckout, solPayment)
+
+      yield* store.voidCheckout(baseCheckout.id, NOW)
+      yield* store.voidCheckout(solCheckout.id, NOW)
+      expect((yield* pay(baseCheckout, basePayment)).sale).toStrictEqual(baseGoods.sale)
+      expect((yield* pay(solCheckout, solPayment)).sale).toStrictEqual(solGoods.sale)
+      expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases: sales recorded before every field was kept", () => {
+  it.effect("packs goods of a sale that names no commit as <repo>-unknown, from the repo's current tree", () => {
+    const trees: Array<string> = []
+    const { layer } = setup({ wrapHost: (host) => ({ ...host, tree: (repo, token) => Effect.zipRight(Effect.sync(() => trees.push(repo.headSha)), host.tree(repo, token)) }) })
+    return Effect.gen(function*() {
+      const { listing } = yield* listed()
+      const sale = aSaleFixture({ listingId: listing.id, repo: "Octo-Org/Widget", livemode: false, commitSha: null, status: "settled", transaction: "0xold" })
+      const goods = yield* Effect.flatMap(Purchases, (p) => p.goods(sale, { success: true, transaction: "0xold", network: sale.network, payer: sale.payer, errorReason: null }))
+      expect(goods.filename).toBe("Octo-Org-Widget-unknown.tar.gz")
+      expect(gunzipSync(yield* bytesOf(goods.body)).toString("utf8")).toContain("Octo-Org-Widget-unknown/MANIFEST.json")
+      expect(trees).toStrictEqual([SHA])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("answers a payment whose failed sale names no reason with settlement_failed", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { listing, checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const identity = yield* Effect.flatMap(Chains, (c) => c.paymentIdentity("base", payment.payload))
+      yield* Effect.flatMap(SaleLedger, (l) =>
+        l.recordPending(aSaleFixture({
+          paymentKey: `${payment.network}:${identity.key}`,
+          listingId: listing.id,
+          checkoutId: checkout.id,
+          livemode: false,
+          network: payment.network,
+          payer: identity.payer,
+          status: "failed",
+          failureReason: null
+        })))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: "settlement_failed" })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("retries an x402 v1 payment (which names no accepted terms) carrying the buyer's id on its signature alone", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const v2 = yield* signed(aBuyer(), yield* termsOf(checkout))
+      const v1: SubmittedPayment = { ...v2, x402Version: 1, accepted: Option.none(), paymentId: Redacted.make("pay_00000000000000000000000000000031") }
+      const first = yield* pay(checkout, v1)
+      expect((yield* pay(checkout, v1)).sale).toStrictEqual(first.sale)
+      expect(test.calls.settle).toBe(1)
     }).pipe(Effect.provide(layer))
   })
 })

@@ -18,7 +18,7 @@ import {
   type SettlementStatus,
   type SubmittedPayment,
   type Verification,
-  type FacilitatorError
+  FacilitatorError
 } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 
@@ -64,16 +64,22 @@ export const stubFacilitator = (answers: Answers = {}): Stub => {
 
 /**
  * The PaymentFacilitator port over stubs: `live` (None when the operator configured none) and `test`;
- * `extra` names the scheme extras it adds to a requirement (a Solana fee payer), none by default.
+ * `extra` names the scheme extras it adds to a requirement (a Solana fee payer), none by default; null when
+ * it cannot describe the chain.
  */
 export const facilitatorLayer = (
   stubs: { readonly live: Option.Option<Stub>; readonly test: Stub },
-  extra: (chain: Chain, livemode: boolean) => Readonly<Record<string, string>> = () => ({})
+  extra: (chain: Chain, livemode: boolean) => Readonly<Record<string, string>> | null = () => ({})
 ) =>
   Layer.succeed(PaymentFacilitator, {
     live: Option.map(stubs.live, (s) => s.facilitator),
     test: stubs.test.facilitator,
-    extra: (chain, livemode) => Effect.sync(() => extra(chain, livemode))
+    // null: the facilitator cannot describe this chain's payment right now (e.g. it names no fee payer).
+    extra: (chain, livemode) =>
+      Effect.suspend(() => {
+        const named = extra(chain, livemode)
+        return named === null ? Effect.fail(new FacilitatorError({ reason: "unreachable", message: `no extras for ${chain}` })) : Effect.succeed(named)
+      })
   })
 
 type Ledger = Context.Tag.Service<SaleLedger>
