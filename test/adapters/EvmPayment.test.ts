@@ -239,7 +239,7 @@ describe("verifyEip3009Signature (libsecp256k1) gives viem verifyTypedData's ver
       }),
       { numRuns: 50 }
     )
-  })
+  }, 120_000) // 50 signed cases × every mutation, each checked by viem too: ~10 s alone, over 30 s on a loaded machine
 
   it("agrees with viem on signatures that are not hex (viem reads those as UTF-8 bytes)", async () => {
     const domain: Eip3009Domain = { name: "USDC", version: "2", chainId: 84532, verifyingContract: testBase.asset as Hex }
