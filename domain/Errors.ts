@@ -159,3 +159,14 @@ export class WalletProofRefused extends Schema.TaggedError<WalletProofRefused>()
   reason: Schema.String,
   detail: Schema.String
 }) {}
+
+/**
+ * A catalog search that could not be answered within the bounds of a public read (503, with a retry hint):
+ * `search_too_broad` when it needed more database time than one may take (`CATALOG_STATEMENT_TIMEOUT_MS`),
+ * `search_busy` when every slot for searches stayed taken (`CATALOG_CONCURRENCY`).
+ */
+export class SearchUnavailable extends Schema.TaggedError<SearchUnavailable>()("SearchUnavailable", {
+  reason: Schema.Literal("search_too_broad", "search_busy"),
+  retryAfterSeconds: Schema.Int,
+  detail: Schema.String
+}) {}

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { CatalogFacts, CatalogPage, CatalogQuery, CategoryCount } from "../domain/Catalog.js"
+import type { SearchUnavailable } from "../domain/Errors.js"
 import type { Listing } from "../domain/Listing.js"
 
 /**
@@ -8,8 +9,13 @@ import type { Listing } from "../domain/Listing.js"
  * adapters here read the listings themselves at query time, so a takedown or a reprice shows at once.
  */
 export class ListingCatalog extends Context.Tag("ports/ListingCatalog")<ListingCatalog, {
-  /** One page of selling listings matching the query, in its order, after `query.after`. */
-  readonly search: (query: CatalogQuery) => Effect.Effect<CatalogPage>
+  /**
+   * One page of selling listings matching the query, in its order, after `query.after`. A page may hold fewer
+   * entries than `query.limit` and still name a `next` position: an adapter may bound the work of one page
+   * (see the SQL adapter's capped checks) and go on from there on the next. An adapter bounding a search's
+   * time fails with `SearchUnavailable` past it.
+   */
+  readonly search: (query: CatalogQuery) => Effect.Effect<CatalogPage, SearchUnavailable>
   /** How many selling listings each category holds (categories with none are left out). */
   readonly categoryCounts: Effect.Effect<ReadonlyArray<CategoryCount>>
   /**

@@ -5,5 +5,10 @@ export class LimitExceeded extends Data.TaggedError("LimitExceeded")<{ readonly 
 
 /** Counts events per key in a window. Per process is acceptable: limits protect, they do not decide money. */
 export class RateLimiter extends Context.Tag("ports/RateLimiter")<RateLimiter, {
-  readonly consume: (key: string, limit: number, windowMs: number) => Effect.Effect<void, LimitExceeded>
+  /**
+   * Counts one event of `cost` points (default 1) against `limit` points per `windowMs` for `key`, or fails
+   * when they do not fit: an expensive request (a text search) spends more of a client's budget than a cheap
+   * one. A cost above the limit never fits.
+   */
+  readonly consume: (key: string, limit: number, windowMs: number, cost?: number) => Effect.Effect<void, LimitExceeded>
 }>() {}

@@ -29,7 +29,8 @@ export const makeRateLimiterMemory = Effect.sync(() => {
   }
 
   // Synchronous from reading the clock to recording the hit: no other fiber can interleave.
-  const consume = (key: string, limit: number, windowMs: number): Effect.Effect<void, LimitExceeded> =>
+  // An event of cost n is n hits at the same time.
+  const consume = (key: string, limit: number, windowMs: number, cost = 1): Effect.Effect<void, LimitExceeded> =>
     Effect.clockWith((clock) =>
       Effect.suspend(() => {
         const now = clock.unsafeCurrentTimeMillis()
@@ -39,12 +40,13 @@ export const makeRateLimiterMemory = Effect.sync(() => {
         windows.set(key, window)
         const expired = window.hits.findIndex((t) => t > now - windowMs)
         window.hits.splice(0, expired < 0 ? window.hits.length : expired)
-        if (window.hits.length < limit) {
-          window.hits.push(now)
+        if (window.hits.length + cost <= limit) {
+          for (let i = 0; i < cost; i++) window.hits.push(now)
           return Effect.void
         }
-        // A slot frees when the hit that puts the count at the limit leaves the window.
-        const freesAt = limit > 0 ? window.hits[window.hits.length - limit]! + windowMs : now + windowMs
+        // Room for `cost` frees when the hit that keeps the count above `limit - cost` leaves the window.
+        const keep = limit - cost
+        const freesAt = keep >= 0 ? window.hits[window.hits.length - 1 - keep]! + windowMs : now + windowMs
         return Effect.fail(new LimitExceeded({ retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now) / 1000)) }))
       })
     )

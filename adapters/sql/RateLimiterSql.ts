@@ -56,11 +56,11 @@ export const makeRateLimiterSql = Effect.gen(function*() {
     return limiter
   }
 
-  const consume = (key: string, limit: number, windowMs: number): Effect.Effect<void, LimitExceeded> => {
-    if (limit <= 0) return Effect.fail(new LimitExceeded({ retryAfterSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }))
+  const consume = (key: string, limit: number, windowMs: number, cost = 1): Effect.Effect<void, LimitExceeded> => {
+    if (limit <= 0 || cost > limit) return Effect.fail(new LimitExceeded({ retryAfterSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }))
     const digest = createHash("sha256").update(`${limit}/${windowMs}/${key}`).digest("base64url")
     return Effect.tryPromise({
-      try: () => limiterFor(limit, windowMs).consume(digest),
+      try: () => limiterFor(limit, windowMs).consume(digest, cost),
       catch: (refusal) => refusal
     }).pipe(
       Effect.asVoid,

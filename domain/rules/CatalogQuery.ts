@@ -34,6 +34,11 @@ export const DEFAULT_LIMIT = 20
 /** The most entries a catalog page can hold. */
 export const MAX_LIMIT = 100
 const MAX_QUERY_LENGTH = 200
+/** The most alternatives `q` may join with `or`: each is one more lookup in the text index over every listing. */
+const MAX_QUERY_ALTERNATIVES = 8
+/** The most words a quoted phrase in `q` may hold: a phrase is checked against each candidate's whole text. */
+const MAX_PHRASE_WORDS = 8
+const WORD = /[\p{L}\p{N}]+/gu
 // C0 and C1 controls (NUL above all: PostgreSQL refuses it in text) and lone surrogates never belong in a search.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const TOPIC = /^[a-z0-9][a-z0-9-]{0,49}$/
@@ -53,6 +58,21 @@ const parseMaxPrice = (input: string): AtomicAmount | null => {
   const [whole, frac = ""] = input.split(".") as [string, string?]
   const atomic = (BigInt(whole) * 100n + BigInt(frac.padEnd(2, "0"))) * 10_000n
   return atomic < MIN_PRICE || atomic > MAX_PRICE ? null : AtomicAmount.make(atomic)
+}
+
+/**
+ * How `q` reads as web-search syntax (as PostgreSQL's `websearch_to_tsquery` reads it): how many alternatives
+ * it joins with `or` (outside quotes, in any case), and how many words its longest quoted phrase holds (a quote
+ * left open runs to the end).
+ */
+const queryShape = (q: string) => {
+  let alternatives = 1
+  let longestPhrase = 0
+  q.split("\"").forEach((part, i) => {
+    if (i % 2 === 1) longestPhrase = Math.max(longestPhrase, part.match(WORD)?.length ?? 0)
+    else alternatives += part.split(/\s/).filter((w) => w.toLowerCase() === "or").length
+  })
+  return { alternatives, longestPhrase }
 }
 
 /** The opaque cursor of a position: versioned, base64url JSON. It names its sort so it cannot be misread. */
@@ -96,6 +116,11 @@ export const parseCatalogQuery = (params: CatalogParams): Either.Either<CatalogQ
   const q = given(params.q)
   if (q !== null && (q.length > MAX_QUERY_LENGTH || CONTROL.test(q))) {
     bad("q", `must be at most ${MAX_QUERY_LENGTH} characters of text without control characters`)
+  }
+  if (q !== null) {
+    const shape = queryShape(q)
+    if (shape.alternatives > MAX_QUERY_ALTERNATIVES) bad("q", `may join at most ${MAX_QUERY_ALTERNATIVES} alternatives with or`)
+    if (shape.longestPhrase > MAX_PHRASE_WORDS) bad("q", `may hold at most ${MAX_PHRASE_WORDS} words in a quoted phrase`)
   }
   const language = given(params.language)
   if (refuses(language, LANGUAGE)) bad("language", "must be a language name such as TypeScript or C++ (at most 50 characters)")

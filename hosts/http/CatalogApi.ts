@@ -8,7 +8,7 @@ import * as P from "./Problem.js"
 const param = (description: string) => Schema.optional(Schema.String.annotations({ description }))
 
 export const CatalogParamsSchema = Schema.Struct({
-  q: param("Words searched in the repo name (ranked first), description and topics, then the README. Words are ANDed; \"a phrase\", `or` and `-word` work as in a web search. At most 200 characters."),
+  q: param("Words searched in the repo name (ranked first), description and topics, then the README. Words are ANDed; \"a phrase\", `or` and `-word` work as in a web search. At most 200 characters, 8 alternatives joined by or, and 8 words in a quoted phrase (400 beyond). Text of only excluded words has no rank (by id, as without text). Where no index can decide the text (only excluded words, a quoted phrase), a page checks a bounded number of listings and may end early, with fewer results and a next_cursor that goes on."),
   language: param("The repo's main language, any case (e.g. TypeScript, C++)."),
   category: param(`One of ${CATEGORIES.join(", ")} (the owner page's categories).`),
   topic: param("A code-host topic, e.g. cli."),
@@ -32,7 +32,7 @@ export const CatalogItem = Schema.Struct({
   stars: Schema.Int,
   category: Schema.Literal(...CATEGORIES),
   listed_at: Schema.String,
-  rank: Schema.NullOr(Schema.Number).annotations({ description: "Relevance class for q, higher first: 2 the repo name matches the whole query, 1 the name, description and topics do, 0 only the README; null without q" })
+  rank: Schema.NullOr(Schema.Number).annotations({ description: "Relevance class for q, higher first: 2 the repo name matches the whole query, 1 the name, description and topics do, 0 only the README; null without q, or when q is only excluded words" })
 }).annotations({ identifier: "CatalogItem" })
 
 export const CatalogPageSchema = Schema.Struct({
@@ -60,7 +60,7 @@ export const HomeSchema = Schema.Struct({
   openapi: Schema.String
 }).annotations({ identifier: "Home" })
 
-const negotiated = "JSON unless the Accept header prefers text/html: then the same page as HTML for browsers. Counted with the public pages (PUBLIC_PAGES_PER_MINUTE per client address; 429 with Retry-After)."
+const negotiated = "JSON unless the Accept header prefers text/html: then the same page as HTML for browsers. Counted with the public pages (PUBLIC_PAGES_PER_MINUTE per client address; 429 with Retry-After); a search with text counts as PUBLIC_SEARCH_COST pages (default 4). At most CATALOG_CONCURRENCY catalog reads run at once: beyond that one waits up to CATALOG_QUEUE_MS, then 503 search_busy with Retry-After; a search needing more than CATALOG_STATEMENT_TIMEOUT_MS of database time per statement is 503 search_too_broad with Retry-After."
 
 /** Finding what is for sale: the catalog and the home page. */
 export class CatalogGroup extends HttpApiGroup.make("catalog")
@@ -70,6 +70,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
       .addSuccess(CatalogPageSchema)
       .addError(P.InvalidInput)
       .addError(P.RateLimited)
+      .addError(P.SearchUnavailable)
       .annotate(OpenApi.Summary, "Search the listings for sale")
       .annotate(OpenApi.Description, `Live listings that are selling (priced, with a payout address), filtered, sorted and paged by cursor (next_cursor; pages never repeat or skip a listing while others are added). Unknown or repeated parameters are a 400 naming them. ${negotiated}`)
   )
@@ -77,6 +78,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
     HttpApiEndpoint.get("home", "/")
       .addSuccess(HomeSchema)
       .addError(P.RateLimited)
+      .addError(P.SearchUnavailable)
       .annotate(OpenApi.Summary, "The home page: newest listings and categories with counts")
       .annotate(OpenApi.Description, negotiated)
   )

@@ -175,3 +175,15 @@ export const ReceiptExpired = asProblem(E.ReceiptExpired, {
   extra: (e) => ({ page: e.page }),
   fromProblem: (p) => new E.ReceiptExpired({ detail: p.detail, page: p.page ?? "" })
 })
+export const SearchUnavailable = asProblem(E.SearchUnavailable, {
+  status: 503,
+  code: (e) => e.reason,
+  title: "The search could not be answered",
+  extra: (e) => ({ retry_after_seconds: e.retryAfterSeconds }),
+  fromProblem: (p) =>
+    new E.SearchUnavailable({
+      detail: p.detail,
+      reason: p.code === "search_busy" ? "search_busy" : "search_too_broad",
+      retryAfterSeconds: p.retry_after_seconds ?? 1
+    })
+})

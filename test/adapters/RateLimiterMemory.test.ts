@@ -46,6 +46,26 @@ describe("RateLimiterMemory", () => {
       yield* limiter.consume("k", 1, 1500)
     }).pipe(Effect.provide(RateLimiterMemory)))
 
+  it.effect("an event of cost n spends n of the limit; it is refused when n do not fit, until enough hits leave", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      yield* limiter.consume("k", 10, MINUTE, 4) // t = 0: 4
+      yield* TestClock.adjust("10 seconds")
+      yield* limiter.consume("k", 10, MINUTE) // t = 10 s: 5
+      yield* TestClock.adjust("10 seconds")
+      yield* limiter.consume("k", 10, MINUTE, 4) // t = 20 s: 9
+      // 1 fits, 2 do not: room for 2 comes when the 4 hits of t = 0 leave, at 60 s.
+      expect((yield* Effect.flip(limiter.consume("k", 10, MINUTE, 2))).retryAfterSeconds).toBe(40)
+      // Room for 6 needs the hits of t = 0 and t = 10 s gone: 50 s from now. A refusal counts nothing.
+      expect((yield* Effect.flip(limiter.consume("k", 10, MINUTE, 6))).retryAfterSeconds).toBe(50)
+      yield* limiter.consume("k", 10, MINUTE) // 10
+      expect((yield* Effect.flip(limiter.consume("k", 10, MINUTE))).retryAfterSeconds).toBe(40)
+      yield* TestClock.adjust("40 seconds") // t = 60 s: the first 4 leave
+      yield* limiter.consume("k", 10, MINUTE, 4)
+      // More than the limit never fits, whatever the window holds.
+      expect((yield* Effect.flip(limiter.consume("other", 3, MINUTE, 4))).retryAfterSeconds).toBe(60)
+    }).pipe(Effect.provide(RateLimiterMemory)))
+
   it.effect("does not count refused attempts", () =>
     Effect.gen(function*() {
       const limiter = yield* RateLimiter

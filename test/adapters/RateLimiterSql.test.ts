@@ -40,6 +40,21 @@ await describePostgres("RateLimiterSql (rate-limiter-flexible on PostgreSQL)", (
       for (const { key } of keys) expect(key).not.toContain("203.0.113")
     }))
 
+  it.scoped("an event of cost n spends n of the limit, across hosts; more than the limit never fits", () =>
+    Effect.gen(function*() {
+      const url = yield* postgresTestDatabaseUrl
+      yield* Effect.provide(runMigrations, host(url))
+      const [a, b] = [yield* limiterOn(url), yield* limiterOn(url)]
+      yield* a.consume("public-pages:client:203.0.113.9", 10, 60_000, 4)
+      yield* b.consume("public-pages:client:203.0.113.9", 10, 60_000, 4)
+      yield* a.consume("public-pages:client:203.0.113.9", 10, 60_000, 2)
+      expect((yield* Effect.flip(b.consume("public-pages:client:203.0.113.9", 10, 60_000, 1)))._tag).toBe("LimitExceeded")
+      // Past the limit by less than the cost: 7 + 4 is refused (and, as every refusal here, counted).
+      yield* a.consume("public-pages:client:203.0.113.11", 10, 60_000, 7)
+      expect((yield* Effect.flip(b.consume("public-pages:client:203.0.113.11", 10, 60_000, 4)))._tag).toBe("LimitExceeded")
+      expect((yield* Effect.flip(a.consume("public-pages:client:203.0.113.10", 3, 60_000, 4))).retryAfterSeconds).toBe(60)
+    }))
+
   it.scopedLive("a window ends: the key is admitted again", () =>
     Effect.gen(function*() {
       const url = yield* postgresTestDatabaseUrl

@@ -11,10 +11,14 @@ import { describePostgres } from "../support/postgres.js"
 // when TEST_DATABASE_URL cannot be reached.
 await describePostgres("PostgreSQL", (database) => {
   runStorageContracts({ name: "postgres", rollsBack: true, concurrentClaims: true }, StorageSql.pipe(Layer.provide(database)))
-  // Relevance windows of one row: every class also goes through its index fallback below the window.
+  // Windows of one row: every class and order also goes through its index fallback below the window; checks
+  // of two candidates a page: a query of only excluded words, or a phrase, pages on past its candidates.
   runListingCatalogContract(
-    { name: "postgres, relevance windows of 1", rollsBack: true, concurrentClaims: true },
-    Layer.mergeAll(ListingStoreSql, Layer.effect(ListingCatalog, makeListingCatalogSql({ name: 1, head: 1, readme: 1 }))).pipe(
+    { name: "postgres, windows of 1", rollsBack: true, concurrentClaims: true },
+    Layer.mergeAll(
+      ListingStoreSql,
+      Layer.effect(ListingCatalog, makeListingCatalogSql({ name: 1, head: 1, readme: 1, ordered: 1, orderedText: 1, capped: 2 }))
+    ).pipe(
       Layer.provide(MigrationsLive),
       Layer.provide(database)
     )

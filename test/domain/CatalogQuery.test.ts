@@ -41,6 +41,8 @@ const refusal = (params: CatalogParams) => {
 }
 
 const Q_MESSAGE = "must be at most 200 characters of text without control characters"
+const OR_MESSAGE = "may join at most 8 alternatives with or"
+const PHRASE_MESSAGE = "may hold at most 8 words in a quoted phrase"
 const LANGUAGE_MESSAGE = "must be a language name such as TypeScript or C++ (at most 50 characters)"
 const CATEGORY_MESSAGE = "must be one of ai-ml, blockchain, security, devops, data, web, mobile, games, cli, library, docs, other"
 const TOPIC_MESSAGE = "must be a code-host topic: lowercase letters, digits and hyphens, at most 50"
@@ -131,6 +133,49 @@ describe("catalog query: q (free text)", () => {
     }
     // Just past the C1 controls: an ordinary (no-break) space and letters.
     expect(accepted({ q: "a\u00a0b\u00a1" }).text).toBe("a\u00a0b\u00a1")
+  })
+
+  it("text may join at most 8 alternatives with or (7 times or, in any case); 9 are refused, naming the limit", () => {
+    const chain = (n: number, or = "or") => Array.from({ length: n }, (_, i) => `w${i}`).join(` ${or} `)
+    expect(accepted({ q: chain(8) }).text).toBe(chain(8))
+    expect(accepted({ q: chain(8, "OR") }).text).toBe(chain(8, "OR"))
+    expect(refusal({ q: chain(9) })).toStrictEqual({ field: "q", message: OR_MESSAGE })
+    expect(refusal({ q: chain(9, "Or") })).toStrictEqual({ field: "q", message: OR_MESSAGE })
+    // Any whitespace separates the word or, and every or counts, even first or last or repeated.
+    expect(refusal({ q: `or${"\u00a0or".repeat(8)}` })).toStrictEqual({ field: "q", message: OR_MESSAGE })
+    expect(accepted({ q: `or ${"or ".repeat(6)}` }).text).toBe(`or ${"or ".repeat(5)}or`)
+    // Only the word or alone: not inside other words, not excluded, not quoted.
+    expect(accepted({ q: Array.from({ length: 9 }, () => "for order -or orca").join(" ") }).text).toContain("order")
+    expect(accepted({ q: `${chain(8)} "${"or ".repeat(5)}" "or"` }).text).toContain("\"or\"")
+    // Quotes end a phrase: an or after a closed phrase counts again.
+    expect(refusal({ q: `"a b" ${chain(9)}` })).toStrictEqual({ field: "q", message: OR_MESSAGE })
+  })
+
+  it("a quoted phrase may hold at most 8 words (runs of letters or digits); 9 are refused, naming the limit", () => {
+    const phrase = (n: number, sep = " ") => `"${Array.from({ length: n }, (_, i) => `word${i}`).join(sep)}"`
+    expect(accepted({ q: phrase(8) }).text).toBe(phrase(8))
+    expect(refusal({ q: phrase(9) })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    // Punctuation separates words as spaces do; letters of any script and digits make words, each run one word.
+    expect(refusal({ q: phrase(9, "-") })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    expect(refusal({ q: `"${"12 ".repeat(9)}"` })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    expect(refusal({ q: `"${"日本 ".repeat(9)}"` })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    expect(accepted({ q: `"${"longword, ".repeat(8)}!!! ???"` }).text).toContain("longword")
+    // A quote left open runs to the end; words outside quotes are no phrase.
+    expect(refusal({ q: `a ${phrase(9).slice(0, -1)}` })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    expect(accepted({ q: Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ") }).text).toContain("w19")
+    // Every phrase is judged, the longest decides, wherever it stands; an empty phrase is no word.
+    expect(accepted({ q: `${phrase(8)} x ${phrase(2)} "" ${phrase(8)}` }).text).toContain("word7")
+    expect(refusal({ q: `${phrase(2)} "" x ${phrase(9)}` })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+    expect(refusal({ q: `"" ${phrase(9)} ${phrase(3)}` })).toStrictEqual({ field: "q", message: PHRASE_MESSAGE })
+  })
+
+  it("both limits, and the length, are named at once when all are passed", () => {
+    const q = `${Array.from({ length: 9 }, () => "x").join(" or ")} "${"a ".repeat(9)}" ${"y".repeat(200)}`
+    expect(problems({ q })).toStrictEqual([
+      { field: "q", message: Q_MESSAGE },
+      { field: "q", message: OR_MESSAGE },
+      { field: "q", message: PHRASE_MESSAGE }
+    ])
   })
 
   it("text holding a lone surrogate is refused; a well-formed pair (an emoji) is text", () => {

@@ -168,6 +168,55 @@ export const ListingCatalogContract = (it: ContractIt<ListingStore | ListingCata
         expect(repos(yield* catalog.search(query({ text: term, sort: "relevance" })))).toStrictEqual([term])
       }))
 
+    it.effect("a query of only excluded words is no text plus exclusions: no rank, by id, every match once across pages, filters first", () =>
+      Effect.gen(function*() {
+        const topic = word()
+        const banned = word()
+        const owner = () => `o${unique()}`
+        const listed = yield* Effect.forEach(Array.from({ length: 7 }, (_, i) => i), (i) =>
+          list(
+            aListing({ repo: new RepoRef({ owner: owner(), name: `${topic}-${i}` }), language: i % 2 === 0 ? "Rust" : "Go" }),
+            // Every third one says the excluded word, in its README only.
+            facts({ topics: [topic], readmeText: i % 3 === 0 ? `Uses ${banned} inside` : "Plain" })
+          ))
+        const kept = listed.filter((_, i) => i % 3 !== 0)
+        const byIdDesc = (ls: ReadonlyArray<Listing>) => ls.map((l) => l.id).sort().reverse()
+        const catalog = yield* ListingCatalog
+        const first = yield* catalog.search(query({ topic, text: `-${banned}`, sort: "relevance", limit: 10 }))
+        expect(first.entries.every((e) => e.rank === null)).toBe(true)
+        for (const limit of [1, 2, 10]) {
+          expect(yield* allPages(query({ topic, text: `-${banned}`, sort: "relevance", limit }))).toStrictEqual(byIdDesc(kept))
+          expect(yield* allPages(query({ topic, text: `-${banned} -nothing-${banned}`, sort: "newest", limit }))).toHaveLength(kept.length)
+        }
+        const rust = kept.filter((l) => l.language === "Rust")
+        expect(yield* allPages(query({ topic, text: `-${banned}`, language: "rust", sort: "relevance", limit: 1 }))).toStrictEqual(byIdDesc(rust))
+        expect(yield* allPages(query({ topic, text: `-${banned}`, language: "cobol", sort: "stars", limit: 1 }))).toStrictEqual([])
+        // An alternative of only excluded words matches as much.
+        expect(yield* allPages(query({ topic, text: `nothing${banned} or -${banned}`, sort: "price", limit: 2 }))).toHaveLength(kept.length)
+      }))
+
+    it.effect("a quoted phrase finds its words in that order only, in every class and order, across pages", () =>
+      Effect.gen(function*() {
+        const term = word()
+        const other = word()
+        const owner = () => `o${unique()}`
+        const mk = (name: string, description: string, readmeText: string) =>
+          list(aListing({ repo: new RepoRef({ owner: owner(), name }), description }), facts({ topics: [term], readmeText }))
+        const inReadme = yield* Effect.forEach([1, 2, 3], (i) => mk(`plain-${i}`, "Tools", `Then ${term} ${other} works`))
+        const inDescription = yield* mk("described", `The ${term} ${other} kit`, "")
+        yield* mk("reversed", "Tools", `Then ${other} ${term} works`)
+        yield* mk("apart", `The ${term} and the ${other}`, "")
+        const catalog = yield* ListingCatalog
+        const phrase = `"${term} ${other}"`
+        const expected = [inDescription.id, ...inReadme.map((l) => l.id).sort().reverse()]
+        for (const limit of [1, 2, 10]) {
+          expect(yield* allPages(query({ text: phrase, sort: "relevance", limit }))).toStrictEqual(expected)
+          expect([...(yield* allPages(query({ text: phrase, sort: "stars", limit })))].sort()).toStrictEqual([...expected].sort())
+        }
+        // Its words alone, in any order, find all of them.
+        expect(yield* allPages(query({ text: `${term} ${other}`, sort: "newest" }))).toHaveLength(6)
+      }))
+
     for (const sort of ["newest", "price", "stars", "relevance"] as const) {
       it.effect(`pages through "${sort}" without duplicates or gaps while listings are added`, () =>
         Effect.gen(function*() {

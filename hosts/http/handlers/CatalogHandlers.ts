@@ -10,7 +10,8 @@ import { catalogPageHtml, homePageHtml } from "../pages/CatalogPages.js"
 import { problemOf, problemPage } from "../pages/ErrorPage.js"
 import { html } from "../pages/Html.js"
 import { prefersHtml } from "../pages/Negotiation.js"
-import { publicPageCounter } from "./PageHandlers.js"
+import { catalogLimitsConfig, makeCatalogGate, publicSearchCost } from "./CatalogLimits.js"
+import { publicPageCharge } from "./PageHandlers.js"
 
 const varyAccept = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "vary", "Accept")))
 
@@ -34,14 +35,22 @@ export const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =
   Effect.gen(function*() {
     const catalog = yield* Catalog
     const { baseUrl } = yield* PublicOrigin
-    // The same budget as the /r/ pages: one client address, one count of public pages a minute.
-    const countPage = yield* publicPageCounter
+    // The same budget as the /r/ pages: one client address, one count of public pages a minute, of which a
+    // text search spends several (CatalogLimits.ts); the database's share for catalog reads is capped too.
+    const charge = yield* publicPageCharge
+    const searchCost = yield* publicSearchCost
+    const gate = yield* Effect.flatMap(catalogLimitsConfig, makeCatalogGate)
+    const countPage = charge(1)
+    const hasText = (q: string | undefined) => q !== undefined && q.trim() !== ""
     const wantsHtml = Effect.map(HttpServerRequest.HttpServerRequest, (req) => prefersHtml(req.headers["accept"]))
     return handlers
       .handle("listings", ({ urlParams }) =>
         Effect.gen(function*() {
           yield* varyAccept
-          const result = countPage.pipe(Effect.zipRight(strictParams), Effect.zipRight(catalog.search(urlParams)))
+          const result = charge(hasText(urlParams.q) ? searchCost : 1).pipe(
+            Effect.zipRight(strictParams),
+            Effect.zipRight(gate.run(catalog.search(urlParams)))
+          )
           if (!(yield* wantsHtml)) return yield* Effect.map(result, (r) => catalogPageView(r, baseUrl))
           return yield* result.pipe(
             Effect.map((r) => catalogPageHtml(r, baseUrl)),
@@ -51,7 +60,7 @@ export const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =
       .handle("home", () =>
         Effect.gen(function*() {
           yield* varyAccept
-          const home = Effect.zipRight(countPage, catalog.home())
+          const home = Effect.zipRight(countPage, gate.run(catalog.home()))
           if (!(yield* wantsHtml)) return yield* Effect.map(home, (h) => homeView(h, baseUrl))
           return yield* home.pipe(
             Effect.map((h) => homePageHtml(h, baseUrl)),

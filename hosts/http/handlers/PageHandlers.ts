@@ -31,17 +31,23 @@ export const publicPagesPerMinute = Config.integer("PUBLIC_PAGES_PER_MINUTE").pi
 )
 
 /**
- * Builds the step that counts one public page for the caller's address (before anything is asked of the code
- * host): one budget shared by every public page, the /r/ pages, the home page and the catalog.
+ * Builds the step that counts public pages for the caller's address (before anything is asked of the code host
+ * or the database): one budget shared by every public page, the /r/ pages, the home page and the catalog.
+ * `cost` is how many page views a request counts as (a text search counts as several; never more than the
+ * whole budget, so it always fits in an unspent minute).
  */
-export const publicPageCounter = Effect.gen(function*() {
+export const publicPageCharge = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const perMinute = yield* publicPagesPerMinute
-  return Effect.flatMap(clientAddress, (client) =>
-    perMinute === 0 ? Effect.void : limiter.consume(`public-pages:client:${client}`, perMinute, 60_000).pipe(
-      Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many page views from this address; try again shortly." }))
-    ))
+  return (cost: number) =>
+    Effect.flatMap(clientAddress, (client) =>
+      perMinute === 0 ? Effect.void : limiter.consume(`public-pages:client:${client}`, perMinute, 60_000, Math.min(cost, perMinute)).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many page views from this address; try again shortly." }))
+      ))
 })
+
+/** Builds the step that counts one public page for the caller's address (see `publicPageCharge`). */
+export const publicPageCounter = Effect.map(publicPageCharge, (charge) => charge(1))
 
 export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
   Effect.gen(function*() {

@@ -54,7 +54,10 @@ export const catalogPageHtml = (r: CatalogResult, baseUrl: string) => {
 ${searchForm(r.query)}
 <section id="results" aria-live="polite">
 ${v.listings.length === 0
-    ? html`<p class="empty">Nothing for sale matches this search. <a href="/listings">See everything for sale</a>.</p>`
+    ? v.next === null
+      ? html`<p class="empty">Nothing for sale matches this search. <a href="/listings">See everything for sale</a>.</p>`
+      // A search whose words no index can narrow checks a bounded number of listings a page (the next goes on).
+      : html`<p class="empty">No match among the listings this page could check; the next page checks further.</p>`
     : v.listings.map(card)}
 </section>
 ${v.next === null ? "" : html`<p><a rel="next" class="next" href="${v.next}">Next page →</a></p>`}

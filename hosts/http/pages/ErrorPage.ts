@@ -15,6 +15,7 @@ export type PageError =
   | E.HostUnavailable
   | E.MailUnavailable
   | E.NotConfigured
+  | E.SearchUnavailable
 
 /**
  * A use-case failure as the same RFC 9457 problem the JSON API answers (status, title, code, detail, field
@@ -32,6 +33,7 @@ export const problemOf = (error: PageError): P.ProblemJson => {
     case "HostUnavailable": return Schema.encodeSync(P.HostUnavailable)(error)
     case "MailUnavailable": return Schema.encodeSync(P.MailUnavailable)(error)
     case "NotConfigured": return Schema.encodeSync(P.NotConfigured)(error)
+    case "SearchUnavailable": return Schema.encodeSync(P.SearchUnavailable)(error)
   }
 }
 
