@@ -119,6 +119,8 @@ export interface BenchAppOptions {
   readonly responseCacheMs?: number
   /** "memory": every storage port in memory, no database at all (to separate the database's cost). */
   readonly storage?: "sql" | "memory"
+  /** More settings of the app (e.g. `CATALOG_CONCURRENCY`), over the defaults above. */
+  readonly settings?: Readonly<Record<string, string>>
 }
 
 export interface Listed {
@@ -176,7 +178,8 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     // One loopback client drives the load: the per-client limit on public pages would measure 429s.
     ["PUBLIC_PAGES_PER_MINUTE", "0"] as const,
     ...(options.facilitatorUrl ? [["X402_FACILITATOR_URL", options.facilitatorUrl] as const] : []),
-    ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const])
+    ...(options.responseCacheMs === undefined ? [] : [["RESPONSE_CACHE_MS", String(options.responseCacheMs)] as const]),
+    ...Object.entries(options.settings ?? {})
   ]))
 
   const ports = Layer.mergeAll(
