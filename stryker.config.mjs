@@ -9,9 +9,11 @@
  *   last run.
  * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` against every suite that needs no
  *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
- * - `npm run test:mutation:money` (MUTATION_SCOPE=money): the code that decides from chain evidence whether money
- *   moved — the Base and Solana status readers and `Settlements` / `Reconciler` — against their own suites
- *   (`test/adapters/chain-status`, `test/usecases`); floors in scripts/mutationThresholds.mjs (90 % a file); its
+ * - `npm run test:mutation:money` (MUTATION_SCOPE=money): the code that decides whether money moved, whether a
+ *   payment matches the offer and whether goods go out — the Base and Solana local checks, payment readers and
+ *   status readers, the x402 codec and facilitator client, `Purchases` / `Settlements` / `Reconciler` — against
+ *   their own suites (`test/adapters/chain-status`, `test/adapters/payments`, `test/usecases`); floors in
+ *   scripts/mutationThresholds.mjs (90 % a file); its
  *   incremental record is committed as `mutation/incremental-money.json`. CI runs it when those files change.
  *
  * MUTATE (comma-separated globs) and MUTATION_SUITES (folders under test/) narrow a development run; such a run
@@ -23,14 +25,25 @@ const full = process.env.MUTATION_SCOPE === "full"
 const money = process.env.MUTATION_SCOPE === "money"
 const narrowed = process.env.MUTATE !== undefined || process.env.MUTATION_SUITES !== undefined
 
-/** The money scope: where a surviving mutant could settle a sale on weak evidence, or fail one that was paid. */
+/**
+ * The money scope: where a surviving mutant could take a look-alike or forged payment for the offer, settle a sale on
+ * weak evidence, fail one that was paid, or send goods for a sale that is not settled.
+ */
 export const MONEY_SCOPE_FILES = [
+  "adapters/evm/Eip3009Check.ts",
   "adapters/evm/Eip3009Status.ts",
+  "adapters/evm/EvmPayment.ts",
   "adapters/solana/SignatureStatus.ts",
+  "adapters/solana/SolanaCheck.ts",
+  "adapters/solana/SolanaPayment.ts",
+  "adapters/x402/FacilitatorHttp.ts",
+  "adapters/x402/PaymentHeader.ts",
+  "adapters/x402/Wire.ts",
+  "domain/usecases/Purchases.ts",
   "domain/usecases/Settlements.ts",
   "domain/usecases/Reconciler.ts"
 ]
-const MONEY_SCOPE_SUITES = "adapters/chain-status,usecases"
+const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,usecases"
 
 // Each scope runs its own suites; vitest.mutation.config.ts reads this in Stryker's test-runner processes.
 if (!full && process.env.MUTATION_SUITES === undefined) process.env.MUTATION_SUITES = money ? MONEY_SCOPE_SUITES : "domain"
