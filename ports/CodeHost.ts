@@ -1,5 +1,10 @@
 import { Context, Data, type Effect, type Option, type Redacted, Stream } from "effect"
+import type { RepoTree } from "../domain/Goods.js"
 import type { RepoRef } from "../domain/Ids.js"
+
+// A repository tree is model data (the test goods are made from it); re-exported here under the names adapters
+// and hosts have always imported them by.
+export type { RepoTree, TreeEntry } from "../domain/Goods.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
 export interface RepoInfo {
@@ -23,24 +28,6 @@ export interface RepoInfo {
   readonly topics: ReadonlyArray<string>
   /** The license's SPDX id, when the host detects one. */
   readonly license: string | null
-}
-
-/** One file or folder of a repository tree. */
-export interface TreeEntry {
-  /** Its path from the repository root. */
-  readonly path: string
-  /** File or folder. */
-  readonly type: "file" | "dir"
-  /** Its size in bytes; null for a folder. */
-  readonly size: number | null
-}
-
-/** The files and folders of a repository at its head, for the repo page's preview. */
-export interface RepoTree {
-  /** The entries, as the host lists them. */
-  readonly entries: ReadonlyArray<TreeEntry>
-  /** True when the host or our limit cut the listing short. */
-  readonly truncated: boolean
 }
 
 /** A repository's README, for the repo page and the catalog's search. */

@@ -2,65 +2,11 @@ import { Context, Data, type Effect, type Option, type Redacted } from "effect"
 import type { AtomicAmount } from "../domain/Money.js"
 import type { Sale } from "../domain/Sale.js"
 import type { Chain } from "../domain/Wallet.js"
+import type { PaymentRequirement, SubmittedPayment } from "../domain/Payment.js"
 
-/** One payment option a checkout offers: x402 `exact` scheme, USDC, one chain. */
-export interface PaymentRequirement {
-  /** The chain the payment is made on. */
-  readonly chain: Chain
-  /** Real money (true) or test money (false). */
-  readonly livemode: boolean
-  /** The x402 scheme: always `exact`. */
-  readonly scheme: "exact"
-  /** CAIP-2 network id (x402 v2). */
-  readonly network: string
-  /** Network name for x402 v1 (`base`, `base-sepolia`, `solana`, `solana-devnet`). */
-  readonly v1Network: string
-  /** The USDC contract (Base) or mint (Solana). */
-  readonly asset: string
-  /** The price, in atomic units. */
-  readonly amount: AtomicAmount
-  /** The payout address on this chain. */
-  readonly payTo: string
-  /** How long the payment may take to settle. */
-  readonly maxTimeoutSeconds: number
-  /** Absolute URL of the checkout being paid. */
-  readonly resource: string
-  /** What is being bought, for the wallet to show. */
-  readonly description: string
-  /** Scheme extras: the EIP-712 domain on Base; the fee payer (and a blockhash in test mode) on Solana. */
-  readonly extra: Readonly<Record<string, string>>
-}
-
-/**
- * A payment as the buyer sent it: decoded from the `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) header but
- * not yet trusted. `accepted` is what a v2 client says it paid for; v1 clients only name scheme and network.
- */
-export interface SubmittedPayment {
-  /** The x402 protocol version the buyer used. */
-  readonly x402Version: 1 | 2
-  /** The scheme the buyer names. */
-  readonly scheme: string
-  /** CAIP-2, v1 names already mapped. */
-  readonly network: string
-  /** What a v2 client says it paid for; None from a v1 client. */
-  readonly accepted: Option.Option<{
-    readonly scheme: string
-    readonly network: string
-    readonly asset: string
-    readonly amount: string
-    readonly payTo: string
-  }>
-  /** The scheme payload: `{ signature, authorization }` on EVM, `{ transaction }` on Solana. */
-  readonly payload: unknown
-  /**
-   * The x402 `payment-identifier` id the buyer sent with a v2 payment (`extensions["payment-identifier"].info.id`),
-   * already checked for its format. A secret of the buyer (it never goes on chain): kept redacted, never logged,
-   * stored only as a keyed digest.
-   */
-  readonly paymentId?: Redacted.Redacted<string> | undefined
-  /** The decoded header object, forwarded to an HTTP facilitator (without the buyer's payment-identifier id). */
-  readonly raw: unknown
-}
+// The terms and the payment are model data (the rules match one against the other); re-exported here under the
+// names adapters and hosts have always imported them by.
+export type { PaymentRequirement, SubmittedPayment } from "../domain/Payment.js"
 
 /** A facilitator's answer to verify. */
 export interface Verification {

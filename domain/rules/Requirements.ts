@@ -1,7 +1,7 @@
 import { Option } from "effect"
 import type { Checkout } from "../Checkout.js"
+import type { PaymentRequirement, SubmittedPayment } from "../Payment.js"
 import type { Chain, ChainFacts } from "../Wallet.js"
-import type { PaymentRequirement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 
 /** DECISIONS.md: `maxTimeoutSeconds` = 300. */
 export const MAX_TIMEOUT_SECONDS = 300

@@ -1,7 +1,6 @@
+import type { PackagedFile, RepoTree } from "../Goods.js"
 import { formatUsd } from "../Money.js"
 import type { Sale } from "../Sale.js"
-import type { RepoTree } from "../../ports/CodeHost.js"
-import type { PackagedFile } from "../../ports/Packager.js"
 
 /**
  * The test twin never delivers the repo's bytes: its goods are a manifest of the tree at the pinned
