@@ -3,7 +3,6 @@ import { FieldProblem, InvalidInput } from "../Errors.js"
 import { type AtomicAmount, parsePriceUsd, priceProblemMessage } from "../Money.js"
 import { type Chain, walletField } from "../Wallet.js"
 import type { Address } from "../Wallet.js"
-import { Chains } from "../../ports/Chains.js"
 import type { WalletPatches } from "./PayoutResolution.js"
 import { fromField, Patch, traverse } from "./ThreeState.js"
 
@@ -37,24 +36,33 @@ export const pricePatch = (errors: FieldErrors, input: string | undefined): Patc
   })
 }
 
-const walletPatch = (errors: FieldErrors, chain: Chain, input: string | undefined) =>
-  Effect.flatMap(Chains, (chains) =>
-    traverse(fromField(input), (raw) => chains.normalize(chain, raw)).pipe(
-      Effect.catchTag("InvalidAddress", (e) => {
-        errors.add(walletField(chain), e.message)
-        return Effect.succeed(Patch.Keep<Address>())
-      })
-    ))
+const walletPatch = (
+  errors: FieldErrors,
+  chain: Chain,
+  input: string | undefined,
+  normalize: Parameters<typeof walletPatches>[2]
+) =>
+  traverse(fromField(input), (raw) => normalize(chain, raw)).pipe(
+    Effect.catchTag("InvalidAddress", (e) => {
+      errors.add(walletField(chain), e.message)
+      return Effect.succeed(Patch.Keep<Address>())
+    })
+  )
 
 /**
- * Reads `wallet_base` and `wallet_solana` as patches, normalising each address through the Chains port; an invalid
- * address is recorded in `errors` and keeps the saved one.
+ * Reads `wallet_base` and `wallet_solana` as patches, normalising each address with `normalize`; an invalid address
+ * is recorded in `errors` (with the refusal's message) and keeps the saved one. `normalize` is the Chains port's,
+ * passed in by the use case, so this rule needs no service.
  */
 export const walletPatches = (
   errors: FieldErrors,
-  input: { readonly wallet_base?: string | undefined; readonly wallet_solana?: string | undefined }
-): Effect.Effect<WalletPatches, never, Chains> =>
+  input: { readonly wallet_base?: string | undefined; readonly wallet_solana?: string | undefined },
+  normalize: (
+    chain: Chain,
+    raw: string
+  ) => Effect.Effect<Address, { readonly _tag: "InvalidAddress"; readonly message: string }>
+): Effect.Effect<WalletPatches> =>
   Effect.all({
-    base: walletPatch(errors, "base", input.wallet_base),
-    solana: walletPatch(errors, "solana", input.wallet_solana)
+    base: walletPatch(errors, "base", input.wallet_base, normalize),
+    solana: walletPatch(errors, "solana", input.wallet_solana, normalize)
   })

@@ -125,7 +125,7 @@ export class Accounts extends Effect.Service<Accounts>()("usecases/Accounts", {
           errors.add("webhook_url", m)
           return Effect.succeed(fromField(undefined))
         }))
-      const wallets = yield* walletPatches(errors, input).pipe(Effect.provideService(Chains, chains))
+      const wallets = yield* walletPatches(errors, input, chains.normalize)
       yield* errors.check
 
       // Slow work first, outside the transaction: sealing, the code-host checks, minting checkout ids.

@@ -85,11 +85,10 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
     /** The catalog's facts (topics, stars, README text), read with the same token as the repo. */
     const factsOf = (info: RepoInfo, token: Option.Option<Redacted.Redacted<string>>) =>
       readFacts(info, token).pipe(Effect.provideService(CodeHost, host))
-    const withPorts = <A, E>(effect: Effect.Effect<A, E, SecretBox | Chains>) =>
-      effect.pipe(Effect.provideService(SecretBox, box), Effect.provideService(Chains, chains))
+    const withPorts = <A, E>(effect: Effect.Effect<A, E, SecretBox>) => effect.pipe(Effect.provideService(SecretBox, box))
 
     const readTerms = (errors: FieldErrors, input: UpdateListingInput) =>
-      Effect.map(withPorts(walletPatches(errors, input)), (wallets): Terms => ({
+      Effect.map(walletPatches(errors, input, chains.normalize), (wallets): Terms => ({
         price: pricePatch(errors, input.price_usd),
         wallets,
         hostPat: patPatch(input.host_pat)

@@ -1,25 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit } from "effect"
 import { FieldProblem, InvalidInput } from "../../domain/Errors.js"
 import { AtomicAmount } from "../../domain/Money.js"
 import { Address, type Chain } from "../../domain/Wallet.js"
 import { FieldErrors, pricePatch, walletPatches } from "../../domain/rules/Fields.js"
 import { Patch } from "../../domain/rules/ThreeState.js"
-import { Chains, InvalidAddress } from "../../ports/Chains.js"
+import { InvalidAddress } from "../../ports/Chains.js"
 
-/** A Chains port that accepts addresses starting with `ok`, normalised to upper case, and refuses the rest. */
+/** A Chains port's `normalize` that accepts addresses starting with `ok`, normalised to upper case, and refuses the rest. */
 const normalized: Array<[Chain, string]> = []
-const FakeChains = Layer.succeed(Chains, {
-  normalize: (chain: Chain, raw: string) => {
-    normalized.push([chain, raw])
-    return raw.startsWith("ok")
-      ? Effect.succeed(Address.make(`${chain}:${raw.toUpperCase()}`))
-      : Effect.fail(new InvalidAddress({ chain, message: `is not a ${chain} address` }))
-  },
-  facts: () => { throw new Error("not used") },
-  paymentIdentity: () => { throw new Error("not used") },
-  checkPayment: () => { throw new Error("not used") }
-} as never)
+const fakeNormalize = (chain: Chain, raw: string) => {
+  normalized.push([chain, raw])
+  return raw.startsWith("ok")
+    ? Effect.succeed(Address.make(`${chain}:${raw.toUpperCase()}`))
+    : Effect.fail(new InvalidAddress({ chain, message: `is not a ${chain} address` }))
+}
 
 const problems = (errors: FieldErrors) => errors.problems.map((p) => [p.field, p.message])
 
@@ -90,48 +85,48 @@ describe("request field validation", () => {
       Effect.gen(function*() {
         normalized.length = 0
         const errors = new FieldErrors()
-        expect(yield* walletPatches(errors, {})).toEqual({ base: Patch.Keep(), solana: Patch.Keep() })
-        expect(yield* walletPatches(errors, { wallet_base: "", wallet_solana: "" })).toEqual({
+        expect(yield* walletPatches(errors, {}, fakeNormalize)).toEqual({ base: Patch.Keep(), solana: Patch.Keep() })
+        expect(yield* walletPatches(errors, { wallet_base: "", wallet_solana: "" }, fakeNormalize)).toEqual({
           base: Patch.Clear(),
           solana: Patch.Clear()
         })
         expect(errors.problems).toEqual([])
         expect(normalized).toEqual([])
-      }).pipe(Effect.provide(FakeChains)))
+      }))
 
     it.effect("each address is normalised by the rules of its own chain", () =>
       Effect.gen(function*() {
         normalized.length = 0
         const errors = new FieldErrors()
-        const patches = yield* walletPatches(errors, { wallet_base: "ok0xabc", wallet_solana: "okSoL" })
+        const patches = yield* walletPatches(errors, { wallet_base: "ok0xabc", wallet_solana: "okSoL" }, fakeNormalize)
         expect(patches).toEqual({
           base: Patch.Set({ value: Address.make("base:OK0XABC") }),
           solana: Patch.Set({ value: Address.make("solana:OKSOL") })
         })
         expect(normalized).toEqual([["base", "ok0xabc"], ["solana", "okSoL"]])
         expect(errors.problems).toEqual([])
-      }).pipe(Effect.provide(FakeChains)))
+      }))
 
     it.effect("an invalid address is reported on its own chain's field with the chain's message, and keeps the saved one", () =>
       Effect.gen(function*() {
         const errors = new FieldErrors()
-        const patches = yield* walletPatches(errors, { wallet_base: "nope", wallet_solana: "okSoL" })
+        const patches = yield* walletPatches(errors, { wallet_base: "nope", wallet_solana: "okSoL" }, fakeNormalize)
         expect(patches).toEqual({ base: Patch.Keep(), solana: Patch.Set({ value: Address.make("solana:OKSOL") }) })
         expect(problems(errors)).toEqual([["wallet_base", "is not a base address"]])
 
         const other = new FieldErrors()
-        expect(yield* walletPatches(other, { wallet_base: "ok1", wallet_solana: "nope" })).toEqual({
+        expect(yield* walletPatches(other, { wallet_base: "ok1", wallet_solana: "nope" }, fakeNormalize)).toEqual({
           base: Patch.Set({ value: Address.make("base:OK1") }),
           solana: Patch.Keep()
         })
         expect(problems(other)).toEqual([["wallet_solana", "is not a solana address"]])
-      }).pipe(Effect.provide(FakeChains)))
+      }))
 
     it.effect("both invalid addresses are reported, base first, together with earlier problems", () =>
       Effect.gen(function*() {
         const errors = new FieldErrors()
         pricePatch(errors, "0.00")
-        yield* walletPatches(errors, { wallet_base: "x", wallet_solana: "y" })
+        yield* walletPatches(errors, { wallet_base: "x", wallet_solana: "y" }, fakeNormalize)
         expect(problems(errors)).toEqual([
           ["price_usd", "must be at least 0.01"],
           ["wallet_base", "is not a base address"],
@@ -139,6 +134,6 @@ describe("request field validation", () => {
         ])
         const failure = yield* Effect.flip(errors.check)
         expect(failure.errors).toHaveLength(3)
-      }).pipe(Effect.provide(FakeChains)))
+      }))
   })
 })
