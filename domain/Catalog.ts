@@ -1,9 +1,28 @@
-import { type Category, categorize } from "./rules/Category.js"
-import { readmeSearchText } from "./rules/SearchText.js"
 import type { ListingId } from "./Ids.js"
 import type { Listing } from "./Listing.js"
 import type { AtomicAmount } from "./Money.js"
 import type { Chain } from "./Wallet.js"
+
+/**
+ * The fixed taxonomy of the catalog and the owner page's `indexed` list; the rule `categorize`
+ * (domain/rules/Category.ts) gives a repo its category. The list is documented in the README and must only grow.
+ */
+export const CATEGORIES = [
+  "ai-ml",
+  "blockchain",
+  "security",
+  "devops",
+  "data",
+  "web",
+  "mobile",
+  "games",
+  "cli",
+  "library",
+  "docs",
+  "other"
+] as const
+/** One of `CATEGORIES`. */
+export type Category = (typeof CATEGORIES)[number]
 
 /** How the catalog is ordered. `relevance` needs a text query; without one the catalog is newest first. */
 export const CATALOG_SORTS = ["relevance", "newest", "price", "stars"] as const
@@ -94,22 +113,3 @@ export const positionOf = (entry: CatalogEntry, sort: CatalogSort): CatalogPosit
       return { sort, stars: entry.facts.stars, id }
   }
 }
-
-/** The facts of a listing nothing is known about yet (listed before the catalog, or the host never answered). */
-export const noFacts = (listing: Listing): CatalogFacts => ({
-  topics: [],
-  stars: 0,
-  category: categorize({ topics: [], description: listing.description, language: listing.language }),
-  readmeText: ""
-})
-
-/** The facts to record from what the code host said about a repo and its README (Markdown), if any. */
-export const factsFrom = (
-  repo: { readonly topics: ReadonlyArray<string>; readonly stars: number; readonly description: string | null; readonly language: string | null },
-  readmeMarkdown: string | null
-): CatalogFacts => ({
-  topics: repo.topics.map((t) => t.toLowerCase()),
-  stars: Math.max(0, Math.min(Math.trunc(repo.stars), 2_147_483_647)),
-  category: categorize(repo),
-  readmeText: readmeMarkdown === null ? "" : readmeSearchText(readmeMarkdown)
-})

@@ -1,24 +1,7 @@
-/**
- * The fixed taxonomy of the owner page's `indexed` list. A repo gets the first category whose keywords
- * match its topics, then its description; failing that, its language decides; else `other`.
- * The list is documented in the README and must only grow.
- */
-export const CATEGORIES = [
-  "ai-ml",
-  "blockchain",
-  "security",
-  "devops",
-  "data",
-  "web",
-  "mobile",
-  "games",
-  "cli",
-  "library",
-  "docs",
-  "other"
-] as const
-/** One of `CATEGORIES`. */
-export type Category = (typeof CATEGORIES)[number]
+import type { Category } from "../Catalog.js"
+
+// The taxonomy itself is model data (domain/Catalog.ts); re-exported here under the names this rule always had.
+export { CATEGORIES, type Category } from "../Catalog.js"
 
 const KEYWORDS: ReadonlyArray<readonly [Category, ReadonlyArray<string>]> = [
   ["ai-ml", ["ai", "ml", "machine-learning", "deep-learning", "llm", "neural-network", "nlp", "pytorch", "tensorflow", "agent", "agents", "rag"]],

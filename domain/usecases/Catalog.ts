@@ -1,5 +1,6 @@
 import { Effect, Either, Option, type Redacted } from "effect"
-import { type CatalogPage, type CatalogQuery, type CategoryCount, factsFrom } from "../Catalog.js"
+import type { CatalogPage, CatalogQuery, CategoryCount } from "../Catalog.js"
+import { factsFrom } from "../rules/CatalogFacts.js"
 import { type CatalogParams, parseCatalogQuery } from "../rules/CatalogQuery.js"
 import { CATEGORIES } from "../rules/Category.js"
 import { CodeHost, type RepoInfo } from "../../ports/CodeHost.js"
