@@ -87,7 +87,7 @@ export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownl
     /**
      * Admits one re-download of a settled sale's goods for `client`: a slot among the sale's concurrent
      * downloads, held until the caller's scope closes (for HTTP: until the response has been sent), then the
-     * client's and the receipt's hourly budgets. Refusals are 429 with Retry-After. The purchase itself (and
+     * receipt's and the client's hourly budgets, in that order. Refusals are 429 with Retry-After. The purchase itself (and
      * the buyer's payment-identifier retry, limited with payment attempts) never comes here.
      */
     const admit = Effect.fn("Redownloads.admit")(function*(goods: Goods, client: string) {
@@ -111,11 +111,15 @@ export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownl
             else running.set(id, left)
           })
       )
-      yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
-        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
-      )
+      // The receipt's budget first: a link requested past its own limit is refused before it costs the client
+      // anything, so hammering one receipt does not lock its client out of its other purchases for the hour.
+      // (A refusal by the client's budget has then spent one of the receipt's: only for a client already at
+      // its limit.)
       yield* limiter.consume(`redownload:sale:${id}`, REDOWNLOADS_PER_RECEIPT_PER_HOUR, HOUR_MS).pipe(
         Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `This purchase was downloaded ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} times in the last hour; try again later.` }))
+      )
+      yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
       )
       return goods
     })

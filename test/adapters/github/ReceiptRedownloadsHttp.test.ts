@@ -112,7 +112,7 @@ const stalled = (url: string, client: string) =>
 
 describe("receipt re-downloads", () => {
   layer(GithubPurchaseApp(dataDir()), REAL_TIME)((it) => {
-    it.effect("one receipt link requested 60 times: 10 downloads, then 429 with Retry-After; GitHub sees one archive request in all", () =>
+    it.effect("one receipt link requested 60 times: 10 downloads, then 429 with Retry-After; GitHub sees one archive request in all; the refusals cost the client nothing", () =>
       Effect.gen(function*() {
         const seller = yield* listBig("receipts-60@example.com")
         const bought = yield* buy(seller.live, "203.0.113.60")
@@ -128,6 +128,13 @@ describe("receipt re-downloads", () => {
         expect(archiveCalls()).toBe(1)
         // Another address cannot use the receipt past its limit either.
         expect(yield* redownload(receipt, "198.51.100.60")).toBe(429)
+        // The 50 refusals were the receipt's: the client has spent 10 of its 30 an hour, and its other purchase
+        // re-downloads 10 times more (its own limit), then 429.
+        const other = yield* buy(seller.live, "203.0.113.60")
+        yield* expectArchive(other, BIG)
+        const again: Array<number> = []
+        for (let i = 0; i < REDOWNLOADS_PER_RECEIPT_PER_HOUR; i++) again.push(yield* redownload(receiptOf(other), "203.0.113.60"))
+        expect(again).toEqual(Array(REDOWNLOADS_PER_RECEIPT_PER_HOUR).fill(200))
       }))
   })
 
@@ -152,7 +159,7 @@ describe("receipt re-downloads", () => {
         const freshReceipt = receiptOf(fresh)
         yield* expectArchive(fresh, BIG)
         expect(yield* redownload(freshReceipt, client)).toBe(429)
-        // The receipt's own budget is untouched: from another address it downloads.
+        // The receipt's own budget is not the client's: from another address it downloads.
         expect(yield* redownload(freshReceipt, "198.51.100.61")).toBe(200)
         expect(archiveCalls()).toBe(1)
       }))
