@@ -11,6 +11,7 @@ import { MAGIC_LINK_TTL_MS, SESSION_TTL_MS } from "../../domain/Credentials.js"
 import { Auth, LIMITS } from "../../domain/usecases/Auth.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
+import { MailError } from "../../ports/Mailer.js"
 import { apiKeyOf, atNow, BASE_URL, brief, failureOf, memoryApp, shown, signedIn } from "./memoryApp.js"
 
 const CLIENT = "203.0.113.5"
@@ -130,6 +131,26 @@ describe("Auth.requestMagicLink and verify", () => {
       // The real link was not spent by those attempts.
       expect((yield* verify(Redacted.make(real))).account.email).toBe("real@example.com")
     })))
+})
+
+describe("Auth.requestMagicLink: a mail server that fails", () => {
+  it.effect("a link the mail server cannot send is MailUnavailable (never a silent success), and once it is back the next request mails a working link", () => {
+    const server = { down: true }
+    const layer = memoryApp({
+      wrapMailer: (mailer) => ({
+        ...mailer,
+        send: (mail) => Effect.suspend(() => server.down ? Effect.fail(new MailError({ message: "connection refused" })) : mailer.send(mail))
+      })
+    })
+    return Effect.provide(Effect.gen(function*() {
+      yield* atNow
+      expect(brief(yield* failureOf(request("unlucky@example.com")))).toMatchObject({ _tag: "MailUnavailable" })
+      expect(yield* mails).toEqual([])
+      server.down = false
+      yield* request("unlucky@example.com")
+      expect((yield* verify(yield* lastToken)).account.email).toBe("unlucky@example.com")
+    }), layer)
+  })
 })
 
 describe("Auth.authenticate and signOut", () => {

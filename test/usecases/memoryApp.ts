@@ -20,6 +20,7 @@ import { Settlements } from "../../domain/usecases/Settlements.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CodeHost } from "../../ports/CodeHost.js"
 import { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
+import { Mailer } from "../../ports/Mailer.js"
 import { memoryPorts } from "../../testing/MemoryPorts.js"
 import { anAccount, at, unique } from "../../testing/Fixtures.js"
 
@@ -52,6 +53,8 @@ export interface MemoryAppOptions {
   readonly wrapIdentity?: (identity: Context.Tag.Service<CodeHostIdentity>) => Context.Tag.Service<CodeHostIdentity>
   /** Decorates the code host every use case sees. */
   readonly wrapHost?: (host: Context.Tag.Service<CodeHost>) => Context.Tag.Service<CodeHost>
+  /** Decorates the mailer every use case sees (a mail server that fails). */
+  readonly wrapMailer?: (mailer: Context.Tag.Service<Mailer>) => Context.Tag.Service<Mailer>
 }
 
 /** The ports: memoryPorts, with the identity replaced (and decorated) and the code host decorated when asked. */
@@ -61,8 +64,9 @@ export const portsOf = (options: MemoryAppOptions = {}) => {
     Layer.provide(CodeHostIdentityMemory(options.codes, options.admins === undefined ? {} : { admins: options.admins }))
   )
   const host = Layer.effect(CodeHost, Effect.map(CodeHost, options.wrapHost ?? ((h) => h)))
-  // provideMerge: the replaced identity and the decorated host win over memoryPorts' own.
-  return Layer.mergeAll(identity, host).pipe(Layer.provideMerge(base))
+  const mailer = Layer.effect(Mailer, Effect.map(Mailer, options.wrapMailer ?? ((m) => m)))
+  // provideMerge: the replaced identity and the decorated host and mailer win over memoryPorts' own.
+  return Layer.mergeAll(identity, host, mailer).pipe(Layer.provideMerge(base))
 }
 
 /** The use cases as AppLayer's UseCasesLive composes them, over the memory ports (kept in the context for asserts). */
