@@ -9,6 +9,7 @@ import { Effect, Option, Redacted } from "effect"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
 import { hostPatAad, type Listing } from "../../domain/Listing.js"
 import { AtomicAmount } from "../../domain/Money.js"
+import { Address } from "../../domain/Wallet.js"
 import { ANONYMOUS_LISTINGS_PER_HOUR, Listings } from "../../domain/usecases/Listings.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { SecretBox } from "../../ports/SecretBox.js"
@@ -111,6 +112,40 @@ describe("Listings.create: what is stored", () => {
         expect({ price_usd, error: error._tag }).toEqual({ price_usd, error: "InvalidInput" })
       }
       expect(yield* liveWidget).toEqual(Option.none())
+    })))
+})
+
+describe("Listings.create: defaults and outages", () => {
+  it.effect("a signed-in seller naming no wallet lists on the account's default wallets; without defaults or a price it is listed but not selling", () =>
+    run(Effect.gen(function*() {
+      const withDefaults = yield* signedIn({ wallets: { base: Address.make(BASE_WALLET), solana: Address.make(SOLANA_WALLET) } })
+      const listing = yield* Effect.flatMap(Listings, (l) => l.create({ host_url: WIDGET_URL, price_usd: "1.00" }, withDefaults.principal, CLIENT))
+      expect(listing.payTo).toEqual({ base: BASE_WALLET, solana: SOLANA_WALLET })
+      expect((yield* checkoutOf(listing)).chains).toEqual(["base", "solana"])
+      const bare = yield* signedIn()
+      const unsold = yield* Effect.flatMap(Listings, (l) => l.create({ host_url: "https://github.com/Octo-Org/Gadget" }, bare.principal, CLIENT))
+      expect(unsold).toMatchObject({ status: "live", price: null })
+      expect(unsold.payTo).toEqual({ base: null, solana: null })
+    })))
+
+  it.effect("a code-host outage is HostUnavailable with a retry hint, not a refusal of the repo, and nothing is stored", () =>
+    run(Effect.gen(function*() {
+      yield* Effect.flatMap(CodeHostMemoryControl, (c) => c.setDown("rate_limited"))
+      const error = yield* failureOf(listWidget(null))
+      expect(brief(error)).toMatchObject({ _tag: "HostUnavailable", retryAfterSeconds: 60 })
+      expect(yield* liveWidget).toEqual(Option.none())
+    })))
+
+  it.effect("once taken down, the repo is free: another account lists it afresh (a new listing; the old one stays taken down)", () =>
+    run(Effect.gen(function*() {
+      const first = yield* signedIn()
+      const second = yield* signedIn()
+      const old = yield* listWidget(first.principal)
+      yield* Effect.flatMap(Listings, (l) => l.takedown("Octo-Org", "Widget", first.principal))
+      const fresh = yield* listWidget(second.principal, { price_usd: "2.00" })
+      expect(fresh.id).not.toBe(old.id)
+      expect(fresh.accountId).toBe(second.account.id)
+      expect(Option.getOrThrow(yield* Effect.flatMap(ListingStore, (s) => s.findById(old.id))).status).toBe("taken_down")
     })))
 })
 
