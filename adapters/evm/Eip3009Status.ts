@@ -96,15 +96,18 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
   // viem's own timeout covers each request; this one also bounds a call that never starts to answer.
   const rpc = <A>(run: () => Promise<A>) => Effect.tryPromise(run).pipe(Effect.timeout(options.timeoutMs))
 
-  /** The transaction whose log (`AuthorizationUsed` or `AuthorizationCanceled`) marks the nonce used, newest blocks first. */
+  /**
+   * The transaction whose log (`AuthorizationUsed` or `AuthorizationCanceled`) marks the nonce used, in the
+   * `logBlocks` blocks up to `latest`, newest first.
+   */
   const transactionOf = (
     asset: Hex,
     authorizer: Hex,
     nonce: Hex,
-    event: typeof AUTHORIZATION_USED_EVENT | typeof AUTHORIZATION_CANCELED_EVENT
+    event: typeof AUTHORIZATION_USED_EVENT | typeof AUTHORIZATION_CANCELED_EVENT,
+    latest: bigint
   ) =>
     Effect.gen(function*() {
-      const latest = yield* rpc(() => client.getBlockNumber({ cacheTime: 0 }))
       // The last `logBlocks` blocks, newest chunk first.
       const oldest = latest >= options.logBlocks ? latest - options.logBlocks + 1n : 0n
       for (let to = latest; to >= oldest; to -= options.logChunk) {
@@ -142,7 +145,9 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
       if (!used) return { _tag: "Unsettled" } as const
       // A used nonce is not yet this sale's money moved: the payer may have cancelled the authorization, or
       // used the nonce for another authorization of its own (to another address, or another amount).
-      const transfer = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_USED_EVENT)
+      // One head for both searches: a cancellation is looked for in the same blocks as the transfer.
+      const latest = yield* rpc(() => client.getBlockNumber({ cacheTime: 0 }))
+      const transfer = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_USED_EVENT, latest)
       if (transfer !== null) {
         const receipt = yield* rpc(() => client.getTransactionReceipt({ hash: transfer }))
         if (receipt.status !== "success") return unknown("the transaction that used the nonce did not succeed")
@@ -156,7 +161,7 @@ export const makeEip3009Status = (url: Redacted.Redacted<string>, options: Eip30
             return unknown("the transaction's receipt does not hold the nonce's AuthorizationUsed log")
         }
       }
-      const cancel = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_CANCELED_EVENT)
+      const cancel = yield* transactionOf(asset, authorization.authorizer, authorization.nonce, AUTHORIZATION_CANCELED_EVENT, latest)
       if (cancel !== null) {
         const receipt = yield* rpc(() => client.getTransactionReceipt({ hash: cancel }))
         if (receipt.status !== "success") return unknown("the transaction that cancelled the nonce did not succeed")
