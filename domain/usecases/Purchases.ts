@@ -35,7 +35,7 @@ import {
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED } from "../SettlementReasons.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../SettlementReasons.js"
 import { cannotDeliver } from "./HostErrors.js"
 import { testGoodsFiles } from "../rules/TestGoods.js"
 import { Listings } from "./Listings.js"
@@ -85,6 +85,8 @@ const settlementFailedDetail = (reason: string): string =>
     ? "The payer cancelled the payment's authorization on chain, so it can never settle; nothing was delivered."
     : reason === TRANSACTION_FAILED
     ? "The payment's transaction failed on chain, so it can never settle; nothing was delivered."
+    : reason === TRANSFER_MISMATCH
+    ? "The transaction that carries the payment's signature on chain does not pay this sale (another recipient, asset or amount), so this payment can never settle it; nothing was delivered."
     : "The payment could not be settled; nothing was delivered."
 
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */

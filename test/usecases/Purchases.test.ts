@@ -15,7 +15,7 @@ import { gunzipSync } from "node:zlib"
 import { Checkout as CheckoutClass, type Checkout } from "../../domain/Checkout.js"
 import { CheckoutId, RepoRef } from "../../domain/Ids.js"
 import { Listing } from "../../domain/Listing.js"
-import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED } from "../../domain/SettlementReasons.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import { Listings } from "../../domain/usecases/Listings.js"
 import { Purchases } from "../../domain/usecases/Purchases.js"
 import { Settlements } from "../../domain/usecases/Settlements.js"
@@ -303,10 +303,11 @@ describe("Purchases.pay: a settle the facilitator refused is judged by the chain
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("tells the buyer why in words: a cancelled authorization and a transaction failed on chain each have their own explanation", () => {
+  it.effect("tells the buyer why in words: a cancelled authorization, a transaction failed on chain and one that pays something else each have their own explanation", () => {
     const cases = [
       [AUTHORIZATION_CANCELED, "cancelled the payment's authorization"],
-      [TRANSACTION_FAILED, "transaction failed on chain"]
+      [TRANSACTION_FAILED, "transaction failed on chain"],
+      [TRANSFER_MISMATCH, "does not pay this sale"]
     ] as const
     return Effect.forEach(cases, ([reason, words]) => {
       const { layer } = setup({ test: refused({ _tag: "Failed", reason }) })
@@ -612,6 +613,25 @@ describe("Purchases.pay: a payment already on the ledger", () => {
       const stranger = yield* pay(checkout, withId(yield* signed(aBuyer(), requirement), id))
       expect(stranger.sale.status).toBe("settled")
       expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: the buyer's id as stored", () => {
+  it.effect("records no payment-identifier digest for a payment sent without an id, and the keyed digest (never the id) for one sent with it", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const without = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* pay(checkout, without)
+      // A digest made up for an absent id would let a later payment with that made-up id pass as this purchase's retry.
+      expect(Option.map(yield* saleOf(without), (sale) => sale.paymentIdDigest)).toStrictEqual(Option.some(null))
+      const id = "pay_0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+      const withTheId = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), id)
+      yield* pay(checkout, withTheId)
+      const digest = Option.getOrThrow(Option.map(yield* saleOf(withTheId), (sale) => sale.paymentIdDigest))
+      expect(digest).toMatch(/^[0-9a-f]{64}$/)
+      expect(digest).not.toContain(id)
     }).pipe(Effect.provide(layer))
   })
 })
