@@ -13,7 +13,8 @@ import { generateKeyPairSigner } from "@solana/kit"
 import { solanaPayload, standardHead } from "../support/solanaByHand.js"
 import { gunzipSync } from "node:zlib"
 import { Checkout as CheckoutClass, type Checkout } from "../../domain/Checkout.js"
-import { CheckoutId, RepoRef } from "../../domain/Ids.js"
+import { CheckoutId, RepoRef, SaleId } from "../../domain/Ids.js"
+import { receiptToken } from "../../domain/rules/Receipt.js"
 import { Listing } from "../../domain/Listing.js"
 import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import { Listings } from "../../domain/usecases/Listings.js"
@@ -613,6 +614,55 @@ describe("Purchases.pay: a payment already on the ledger", () => {
       const stranger = yield* pay(checkout, withId(yield* signed(aBuyer(), requirement), id))
       expect(stranger.sale.status).toBe("settled")
       expect(test.calls.settle).toBe(2)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.download: a receipt link gives its settled sale's goods for 7 days, and nothing else", () => {
+  const download = (token: string) => Effect.flatMap(Purchases, (p) => p.download(token))
+  const tokenOf = (receipt: string) => receipt.slice(`${BASE_URL}/downloads/`.length)
+
+  it.effect("the receipt of a settled purchase gives the same sale's goods; a made-up token, or a well-signed one naming no sale, is 'No such download.'", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const bought = yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      const again = yield* download(tokenOf(bought.receipt))
+      expect(again.sale).toStrictEqual(bought.sale)
+      const noSuch = new NotFound({ detail: "No such download." })
+      expect(yield* Effect.flip(download("not-a-receipt"))).toStrictEqual(noSuch)
+      const box = yield* SecretBox
+      expect(yield* Effect.flip(download(receiptToken(SaleId.make("sale_nobody"), box.mac)))).toStrictEqual(noSuch)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a well-signed receipt of a sale still pending is 'No such download.': no goods before the money is known to have moved", () => {
+    const { layer } = setup({ test: { settle: () => Effect.fail(new FacilitatorError({ message: "timed out" })) } })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* Effect.flip(pay(checkout, payment))
+      const sale = Option.getOrThrow(yield* saleOf(payment))
+      expect(sale.status).toBe("pending")
+      const box = yield* SecretBox
+      expect(yield* Effect.flip(download(receiptToken(sale.id, box.mac)))).toStrictEqual(new NotFound({ detail: "No such download." }))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a receipt is good for 7 days after settlement to the millisecond, then ReceiptExpired naming the repo page", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const bought = yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      yield* TestClock.adjust(7 * 24 * 60 * 60 * 1000)
+      expect((yield* download(tokenOf(bought.receipt))).sale.id).toBe(bought.sale.id)
+      yield* TestClock.adjust(1)
+      const expired = yield* Effect.flip(download(tokenOf(bought.receipt)))
+      expect(expired).toMatchObject({
+        _tag: "ReceiptExpired",
+        page: `${BASE_URL}/r/Octo-Org/Widget`,
+        detail: "This download link has expired (links last 7 days after payment)."
+      })
     }).pipe(Effect.provide(layer))
   })
 })
