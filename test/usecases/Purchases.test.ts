@@ -637,7 +637,7 @@ describe("Purchases.download: a receipt link gives its settled sale's goods for 
   })
 
   it.effect("a well-signed receipt of a sale still pending is 'No such download.': no goods before the money is known to have moved", () => {
-    const { layer } = setup({ test: { settle: () => Effect.fail(new FacilitatorError({ message: "timed out" })) } })
+    const { layer } = setup({ test: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "timed out" })) } })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
