@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process"
 
 /** The named seeds: two that every file of test/http was first checked with (2026-11-25), and issue 32's own. */
-const NAMED_SEEDS = ["4242", "7", "19869"]
+const NAMED_SEEDS = ["7", "19869", "4242"]
 
 const args = process.argv.slice(2)
 if (args.includes("--list")) {
