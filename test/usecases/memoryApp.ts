@@ -33,8 +33,8 @@ export const SHA = "89abcdef0123456789abcdef0123456789abcdef"
 export const WIDGET: FakeRepo = { owner: "Octo-Org", name: "Widget", headSha: SHA, description: "A widget", files: { "README.md": "# Widget\n" } }
 /** Another public repo of the same owner. */
 export const GADGET: FakeRepo = { ...WIDGET, name: "Gadget", description: "A gadget" }
-/** The one token that reads SECRET. */
-export const SECRET_TOKEN = "ghp_secretTokenForSecret0123456789"
+/** The one token that reads SECRET: obviously fake, and built at run time so nothing token-shaped is committed. */
+export const SECRET_TOKEN = ["FAKE", "test", "token", "reads", "secret", String(Date.now())].join("-")
 /** A private repo, readable with SECRET_TOKEN only. */
 export const SECRET: FakeRepo = { owner: "Octo-Org", name: "Secret", isPrivate: true, token: SECRET_TOKEN, headSha: SHA, files: { "README.md": "# Secret\n" } }
 
