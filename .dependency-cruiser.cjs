@@ -1,66 +1,79 @@
 /**
- * Import boundaries (docs/architecture.md): every arrow points one way, inwards.
- *   model (domain/, but not domain/usecases/: pure data and rules) → effect only
- *   ports (ports/: services as Context.Tags, with their data and errors) → model, effect
- *   use cases (domain/usecases/) → ports, model, effect
- *   adapters (adapters/) implement ports → ports, model, packages; never hosts
- *   hosts (hosts/: the HTTP app, the Lambda handlers) wire adapters into use cases → anything but tests and web/
- * Nothing under domain/ or ports/ imports in a circle. Not enforced yet: adapters importing use cases (one type),
- * HTTP handlers importing adapters directly, and domain/rules/Tokens.ts's SecretBox import (the exception below).
- * `npm run lint:boundaries` fails CI on any violation; test/package/boundaries.test.ts checks that a planted
- * wrong-way import fails it.
+ * Import boundaries: the layers of docs/architecture.md, each a folder, every arrow pointing one way.
+ *
+ *   model/     pure data and rules                       → model, effect
+ *   ports/     services (Context.Tags), their data, errors → ports, model, effect
+ *   usecases/  the operations, written against ports      → usecases, ports, model, effect
+ *   codec/     protocol codecs (x402 wire, SIWX, HTML)    → codec, model, ports, effect, packages
+ *   adapters/  implement ports                            → adapters, codec, ports, model, packages
+ *   app/       the transport-neutral HTTP application      → app, usecases, codec, ports, model, packages
+ *   hosts/     Node server, Lambda, embed, workers, and the one composition root (hosts/Ports.ts) → anything above
+ *   entry/, index.ts  the package's entry points          → anything above (re-exports)
+ *
+ * The one known exception: model/rules/Tokens.ts mints ids with the SecretBox port (rule below).
+ * `npm run lint:boundaries` fails CI on any violation; test/package/boundaries.test.ts plants a wrong-way import for
+ * every rule and checks the run fails.
  */
+const PACKAGES = "^node_modules/"
+const EFFECT = "^node_modules/effect/"
 module.exports = {
   forbidden: [
     {
       name: "model-imports-only-itself-and-effect",
       comment:
-        "the model (domain/ but not domain/usecases/) imports only the model and effect, type-only imports too: no port, " +
-        "no other package, no node: builtin. A rule that needs a service takes its function as a parameter.",
+        "the model imports only the model and effect, type-only imports too: no port, no other package, no node: " +
+        "builtin. A rule that needs a service is a use case, or takes the function as a parameter.",
       severity: "error",
-      from: { path: "^domain/", pathNot: ["^domain/usecases/", "^domain/rules/Tokens[.]ts$"] },
-      to: { pathNot: ["^domain/", "^node_modules/effect/"] }
+      from: { path: "^model/", pathNot: "^model/rules/Tokens[.]ts$" },
+      to: { pathNot: ["^model/", EFFECT] }
     },
     {
       name: "model-tokens-imports-only-secretbox",
-      comment:
-        "the one known exception to model-imports-only-itself-and-effect (issue 28): domain/rules/Tokens.ts mints ids " +
-        "with the SecretBox port, and its callers in Purchases.ts and Settlements.ts cannot change yet. Nothing else.",
+      comment: "the one exception: model/rules/Tokens.ts mints ids with the SecretBox port. Nothing else.",
       severity: "error",
-      from: { path: "^domain/rules/Tokens[.]ts$" },
-      to: { pathNot: ["^domain/", "^node_modules/effect/", "^ports/SecretBox[.]ts$"] }
-    },
-    {
-      name: "model-and-ports-do-not-import-use-cases",
-      comment: "use cases sit above the model and the ports: nothing below imports them",
-      severity: "error",
-      from: { path: "^(domain|ports)/", pathNot: "^domain/usecases/" },
-      to: { path: "^domain/usecases/" }
-    },
-    {
-      name: "use-cases-import-only-model-ports-and-effect",
-      comment: "use cases (domain/usecases/) are written against ports: the model, ports and effect, no adapter, no other package",
-      severity: "error",
-      from: { path: "^domain/usecases/" },
-      to: { pathNot: ["^domain/", "^ports/", "^node_modules/effect/"] }
+      from: { path: "^model/rules/Tokens[.]ts$" },
+      to: { pathNot: ["^model/", EFFECT, "^ports/SecretBox[.]ts$"] }
     },
     {
       name: "ports-import-only-model-and-effect",
       severity: "error",
       from: { path: "^ports/" },
-      to: { pathNot: ["^ports/", "^domain/", "^node_modules/effect/"] }
+      to: { pathNot: ["^ports/", "^model/", EFFECT] }
     },
     {
-      name: "adapters-do-not-import-hosts",
+      name: "use-cases-import-only-model-ports-and-effect",
+      comment: "use cases are written against ports: the model, ports, other use cases and effect; no adapter, no other package",
+      severity: "error",
+      from: { path: "^usecases/" },
+      to: { pathNot: ["^usecases/", "^ports/", "^model/", EFFECT] }
+    },
+    {
+      name: "codec-imports-only-model-ports-and-packages",
+      comment: "a protocol codec is pure translation both the app and the adapters use: no use case, adapter, app or host",
+      severity: "error",
+      from: { path: "^codec/" },
+      to: { pathNot: ["^codec/", "^model/", "^ports/", PACKAGES] }
+    },
+    {
+      name: "adapters-import-no-use-case-app-or-host",
+      comment: "adapters implement ports: they may use the model, ports, codecs, other adapters and packages",
       severity: "error",
       from: { path: "^adapters/" },
-      to: { path: "^hosts/" }
+      to: { path: "^(usecases|app|hosts|entry|testing)/|^index[.]ts$" }
     },
     {
-      name: "core-does-not-import-adapters",
+      name: "app-imports-no-adapter-or-host",
+      comment: "the app is written against use cases and ports; which adapters run is the host's choice (hosts/Ports.ts)",
       severity: "error",
-      from: { path: "^(domain|ports)/" },
-      to: { path: "^adapters/" }
+      from: { path: "^app/" },
+      to: { path: "^(adapters|hosts|entry|testing)/|^index[.]ts$" }
+    },
+    {
+      name: "hosts-import-no-entry",
+      comment: "hosts are above everything but the package entry points",
+      severity: "error",
+      from: { path: "^hosts/" },
+      to: { path: "^(entry|testing)/|^index[.]ts$" }
     },
     {
       name: "nothing-imports-tests",
@@ -70,9 +83,9 @@ module.exports = {
     },
     {
       name: "server-does-not-import-browser-code",
-      comment: "web/ is browser code: the server gets it only as built assets (scripts/build-assets.mjs → hosts/http/pages/generated/)",
+      comment: "web/ is browser code: the server gets it only as built assets (scripts/build-assets.mjs → app/pages/generated/)",
       severity: "error",
-      from: { path: "^(domain|ports|adapters|hosts)/" },
+      from: { path: "^(model|ports|usecases|codec|adapters|app|hosts|entry|testing)/|^index[.]ts$" },
       to: { path: "^web/" }
     },
     {
@@ -80,7 +93,7 @@ module.exports = {
       comment: "web/ runs in a browser: no server code, no Node built-ins",
       severity: "error",
       from: { path: "^web/" },
-      to: { path: "^(domain|ports|adapters|hosts|test|bench|scripts)/" }
+      to: { path: "^(model|ports|usecases|codec|adapters|app|hosts|entry|testing|test|bench|scripts)/" }
     },
     {
       name: "browser-code-has-no-node-builtins",
@@ -90,9 +103,9 @@ module.exports = {
     },
     {
       name: "no-circular-in-core",
-      comment: "no import cycle through the model, the use cases or the ports",
+      comment: "no import cycle through the model, the ports or the use cases",
       severity: "error",
-      from: { path: "^(domain|ports)/" },
+      from: { path: "^(model|ports|usecases)/" },
       to: { circular: true }
     }
   ],

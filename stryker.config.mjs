@@ -3,11 +3,11 @@
  * Mutation testing of the domain: StrykerJS 9 (10.x needs Node 22) with the vitest runner, perTest coverage
  * (only the tests that reach a mutant run against it). Two scopes (README, "Mutation testing"):
  *
- * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `domain/rules/**` and `domain/Money.ts` against
+ * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `model/rules/**` and `model/Money.ts` against
  *   `test/domain`. This is the measured scope with floors (scripts/mutationThresholds.mjs), run by CI when the
  *   rules or their tests change; incremental from `mutation/incremental.json`, committed so CI starts from the
  *   last run.
- * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` against every suite that needs no
+ * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `model/` and `usecases/` against every suite that needs no
  *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
  * - `npm run test:mutation:money` (MUTATION_SCOPE=money): the code that decides whether money moved, whether a
  *   payment matches the offer and whether goods go out — the Base and Solana local checks, payment readers and
@@ -37,11 +37,11 @@ export const MONEY_SCOPE_FILES = [
   "adapters/solana/SolanaCheck.ts",
   "adapters/solana/SolanaPayment.ts",
   "adapters/x402/FacilitatorHttp.ts",
-  "adapters/x402/PaymentHeader.ts",
-  "adapters/x402/Wire.ts",
-  "domain/usecases/Purchases.ts",
-  "domain/usecases/Settlements.ts",
-  "domain/usecases/Reconciler.ts"
+  "codec/PaymentHeader.ts",
+  "codec/Wire.ts",
+  "usecases/Purchases.ts",
+  "usecases/Settlements.ts",
+  "usecases/Reconciler.ts"
 ]
 const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,usecases"
 
@@ -60,10 +60,10 @@ export default {
   mutate: process.env.MUTATE
     ? process.env.MUTATE.split(",")
     : full
-    ? ["domain/**/*.ts"]
+    ? ["model/**/*.ts", "usecases/**/*.ts"]
     : money
     ? MONEY_SCOPE_FILES
-    : ["domain/rules/**/*.ts", "domain/Money.ts"],
+    : ["model/rules/**/*.ts", "model/Money.ts"],
   incremental: true,
   // Only the rules and money scopes, run whole, write the committed records: a narrowed run's survivors are not the scope's.
   incrementalFile: narrowed

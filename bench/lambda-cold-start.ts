@@ -6,7 +6,7 @@
  * bundle, with the production settings against PostgreSQL: `INIT Duration` is module load until the handler is
  * ready (the app built, the database reached, migrations checked), as Lambda reports it; `to first answer` adds
  * the process start and one `GET /healthz` through the Runtime API. The Node host's figure is `npm start`
- * (tsx hosts/http/main.ts) from spawn until `/healthz` answers 200, on the same database. Not a test: the
+ * (tsx hosts/node/main.ts) from spawn until `/healthz` answers 200, on the same database. Not a test: the
  * numbers depend on the machine (2 shared cores here).
  *
  *   npx tsx bench/lambda-cold-start.ts [--runs 5]
@@ -136,7 +136,7 @@ try {
   for (let i = 0; i < runs; i++) {
     const port = await freePort()
     const started = performance.now()
-    const child = spawn(process.execPath, [fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url)), "hosts/http/main.ts"], {
+    const child = spawn(process.execPath, [fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url)), "hosts/node/main.ts"], {
       cwd: root,
       env: { ...process.env, ...world.env, BASE_URL: WORLD_BASE_URL, PORT: String(port) },
       stdio: "ignore",

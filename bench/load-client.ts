@@ -15,7 +15,7 @@ import autocannon from "autocannon"
 import type { Hex } from "viem"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import { transferWithAuthorizationTypes } from "../adapters/evm/EvmPayment.js"
-import type { RequirementV2 } from "../adapters/x402/Wire.js"
+import type { RequirementV2 } from "../codec/Wire.js"
 
 /** One x402 v2 requirement as it is on the wire (an `accepts` entry of PAYMENT-REQUIRED). */
 export type WireRequirement = RequirementV2

@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/receipt-redownloads.ts [--mib 3] [--requests 60]
  *
- * The server is repomarket as `npm start` runs it (`tsx hosts/http/main.ts`, a child process on the embedded
+ * The server is repomarket as `npm start` runs it (`tsx hosts/node/main.ts`, a child process on the embedded
  * database in a temporary DATA_DIR, so its archives are kept under that DATA_DIR/archives), with the GitHub
  * adapter pointed at a fake GitHub on loopback (test/support/fakeGithubServer.ts: the tarball endpoint answers
  * 302 to a codeload path that streams `--mib` MiB) and live payments through a loopback facilitator
@@ -55,7 +55,7 @@ startWatchdog(600)
 const ROOT = join(import.meta.dirname, "..")
 const SHA = "0123456789abcdef0123456789abcdef01234567"
 const ARCHIVE_BYTES = Math.round(MIB * 1024 * 1024)
-/** The limits as documented (README, domain/usecases/Redownloads.ts): what the run is read against. */
+/** The limits as documented (README, usecases/Redownloads.ts): what the run is read against. */
 const DOCUMENTED = "10 re-downloads per receipt an hour, 30 per client address an hour, 2 at once per receipt (429 + Retry-After)"
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n))
 /** The node flags `npm start` gives the server (package.json), so the server here runs as it does there. */
@@ -189,7 +189,7 @@ const main = async () => {
       LOG_LEVEL: "WARN"
     }
     if (process.env.ARCHIVE_CACHE_BYTES !== undefined) env.ARCHIVE_CACHE_BYTES = process.env.ARCHIVE_CACHE_BYTES
-    const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [...START_FLAGS, "hosts/http/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [...START_FLAGS, "hosts/node/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     let output = ""
     child.stdout!.on("data", (c) => (output += c))
     child.stderr!.on("data", (c) => (output += c))
@@ -294,7 +294,7 @@ const main = async () => {
 
     section(`receipt re-downloads: ${MIB} MiB archive (${fmt(ARCHIVE_BYTES)} bytes), ${REQUESTS} requests in a row`)
     console.log(`  ${new Date().toISOString()}, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
-    console.log(`  server: tsx ${START_FLAGS.join(" ")} hosts/http/main.ts on PGlite in a temporary DATA_DIR; ARCHIVE_CACHE_BYTES=${process.env.ARCHIVE_CACHE_BYTES ?? "unset (server default)"}; started in ${fmt((performance.now() - bootStarted) / 1000, 1)} s`)
+    console.log(`  server: tsx ${START_FLAGS.join(" ")} hosts/node/main.ts on PGlite in a temporary DATA_DIR; ARCHIVE_CACHE_BYTES=${process.env.ARCHIVE_CACHE_BYTES ?? "unset (server default)"}; started in ${fmt((performance.now() - bootStarted) / 1000, 1)} s`)
     console.log(`  documented limits: ${DOCUMENTED}`)
 
     // A. One receipt link, N times in a row, one address.

@@ -1,5 +1,5 @@
 /**
- * What the Node host (`hosts/http/main.ts`, as `npm start` runs it) does with many slow connections from one
+ * What the Node host (`hosts/node/main.ts`, as `npm start` runs it) does with many slow connections from one
  * client while another client asks for `/healthz`. Not a test: the numbers depend on the machine.
  *
  *   npx tsx bench/slow-clients.ts [--connections 1500] [--seconds 100] [--mode headers|body] [--nofile 1024]
@@ -62,7 +62,7 @@ const env: Record<string, string> = {
   LOG_LEVEL: "WARN"
 }
 for (const name of passed) if (process.env[name] !== undefined) env[name] = process.env[name]!
-const child = spawn("bash", ["-c", `ulimit -n ${NOFILE} && exec node_modules/.bin/tsx hosts/http/main.ts`], {
+const child = spawn("bash", ["-c", `ulimit -n ${NOFILE} && exec node_modules/.bin/tsx hosts/node/main.ts`], {
   cwd: ROOT,
   env,
   stdio: ["ignore", "pipe", "pipe"],

@@ -18,8 +18,8 @@ const rounds = Number(values.rounds)
 const root = new URL("../", import.meta.url).pathname
 
 const ways = {
-  "tsx (sources)": [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "hosts/http/main.ts")],
-  "node (dist/)": [join(root, "dist/hosts/http/main.js")]
+  "tsx (sources)": [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "hosts/node/main.ts")],
+  "node (dist/)": [join(root, "dist/hosts/node/main.js")]
 } as const
 
 /** Resident memory of a process and all its descendants (tsx runs the app in a child of its CLI). */

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { DeliveryWorkerLive } from "../hosts/http/DeliveryWorker.js"
+import { DeliveryWorkerLive } from "../hosts/workers/DeliveryWorker.js"
 import { verifyWebhookSignature } from "../entry/webhooks.js"
 import { postgresProblem, postgresTestDatabase, shownUrl } from "../test/support/postgres.js"
 import { currentDatabase, DeliveryNode, freshSecretKeys, nodeConfig, poolOn, seedAccount, seedEvents } from "../test/webhooks/node.js"

@@ -6,14 +6,14 @@
  *
  * @packageDocumentation
  */
-export { Api } from "../hosts/http/Api.js"
-export { AppLive, guardedApp, HttpLive, type StoragePorts, UseCasesLive } from "../hosts/http/AppLayer.js"
-export { DefaultPorts } from "../hosts/http/DefaultPorts.js"
-export { DeliveryWorkerLive } from "../hosts/http/DeliveryWorker.js"
-export { FrontDoor, FrontDoorLive, NodeServerWithFrontDoor } from "../hosts/http/FrontDoor.js"
-export { openApiDocument } from "../hosts/http/OpenApiDoc.js"
-export { ReconcileWorker, ReconcileWorkerLive } from "../hosts/http/ReconcileWorker.js"
-export { PublicOriginFromConfig } from "../hosts/http/Settings.js"
+export { Api } from "../app/Api.js"
+export { AppLive, guardedApp, HttpLive, type StoragePorts, UseCasesLive } from "../app/AppLayer.js"
+export { DefaultPorts } from "../hosts/Ports.js"
+export { DeliveryWorkerLive } from "../hosts/workers/DeliveryWorker.js"
+export { FrontDoor, FrontDoorLive, NodeServerWithFrontDoor } from "../app/FrontDoor.js"
+export { openApiDocument } from "../app/OpenApiDoc.js"
+export { ReconcileWorker, ReconcileWorkerLive } from "../hosts/workers/ReconcileWorker.js"
+export { PublicOriginFromConfig } from "../hosts/Settings.js"
 export { type AppPorts, ClientAddress } from "../hosts/embed/AppRuntime.js"
 export { makeNodeHandler, type NodeRequestHandler, type RepomarketNodeHandler, withPathPrefix } from "../hosts/embed/NodeHandler.js"
 export { type NodeServerOptions, type RunningNodeServer, startNodeServer } from "../hosts/embed/NodeServer.js"

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Account } from "../domain/Account.js"
-import type { AccountId } from "../domain/Ids.js"
+import type { Account } from "../model/Account.js"
+import type { AccountId } from "../model/Ids.js"
 
 /** Storage of seller accounts, looked up by id, email or verified code-host login. */
 export class AccountStore extends Context.Tag("ports/AccountStore")<AccountStore, {

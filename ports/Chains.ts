@@ -1,6 +1,6 @@
 import { Context, Data, type Effect, type Option } from "effect"
-import type { AtomicAmount } from "../domain/Money.js"
-import type { Address, Chain, ChainFacts } from "../domain/Wallet.js"
+import type { AtomicAmount } from "../model/Money.js"
+import type { Address, Chain, ChainFacts } from "../model/Wallet.js"
 
 /**
  * Raised by `Chains.normalize` when a payout address is not valid for its chain; `message` is shown next to the
@@ -12,7 +12,7 @@ export class InvalidAddress extends Data.TaggedError("InvalidAddress")<{
 }> {}
 
 /** Per-chain knowledge the domain may not import: address rules and network facts. */
-export class Chains extends Context.Tag("ports/Chains")<Chains, {
+export class Chains extends Context.Tag("repomarket/Chains")<Chains, {
   /** Validates and normalises an address (EIP-55 checksum on Base, 32-byte base58 on Solana). */
   readonly normalize: (chain: Chain, raw: string) => Effect.Effect<Address, InvalidAddress>
   /** Network, asset and scheme facts for live or test money. */
@@ -38,7 +38,21 @@ export class Chains extends Context.Tag("ports/Chains")<Chains, {
     terms: PaymentTerms,
     at: Option.Option<Date>
   ) => Effect.Effect<void, PaymentRefused>
+  /**
+   * A recent Solana blockhash (and the last block height it is accepted at) from the server's own RPC endpoint,
+   * for a browser that may talk to no other origin. `None` when the server reads no Solana RPC endpoint.
+   */
+  readonly latestSolanaBlockhash: Effect.Effect<Option.Option<RecentBlockhash>, ChainUnreachable>
 }>() {}
+
+/** A blockhash a Solana transaction may name, and the last block height at which the cluster still accepts it. */
+export interface RecentBlockhash {
+  readonly blockhash: string
+  readonly lastValidBlockHeight: number
+}
+
+/** The chain's RPC endpoint gave no usable answer (no answer, an error, a malformed one). Names no URL: it may hold a key. */
+export class ChainUnreachable extends Data.TaggedError("ChainUnreachable")<{}> {}
 
 /** What a payment must be for: the terms of a requirement, or of a recorded sale. */
 export interface PaymentTerms {

@@ -1,10 +1,10 @@
 import { Context, Data, type Effect, type Option, type Redacted, Stream } from "effect"
-import type { RepoTree } from "../domain/Goods.js"
-import type { RepoRef } from "../domain/Ids.js"
+import type { RepoTree } from "../model/Goods.js"
+import type { RepoRef } from "../model/Ids.js"
 
 // A repository tree is model data (the test goods are made from it); re-exported here under the names adapters
 // and hosts have always imported them by.
-export type { RepoTree, TreeEntry } from "../domain/Goods.js"
+export type { RepoTree, TreeEntry } from "../model/Goods.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
 export interface RepoInfo {

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ApiKey, MagicLinkToken, Session } from "../domain/Credentials.js"
-import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../domain/Ids.js"
+import type { ApiKey, MagicLinkToken, Session } from "../model/Credentials.js"
+import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../model/Ids.js"
 
 /** Magic-link tokens, sessions and API keys, each stored only as a digest of the secret. */
 export class CredentialStore extends Context.Tag("ports/CredentialStore")<CredentialStore, {

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AccountId, EventId, SaleId } from "../domain/Ids.js"
-import type { WebhookEvent } from "../domain/WebhookEvent.js"
+import type { AccountId, EventId, SaleId } from "../model/Ids.js"
+import type { WebhookEvent } from "../model/WebhookEvent.js"
 
 /**
  * The durable queue of `sale.settled` deliveries. Several workers may claim at once; none gets the same event.

@@ -1,8 +1,8 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AccountId, ListingId, SaleId } from "../domain/Ids.js"
-import type { Sale, SaleStatus } from "../domain/Sale.js"
-import type { Chain } from "../domain/Wallet.js"
-import type { WebhookEvent } from "../domain/WebhookEvent.js"
+import type { AccountId, ListingId, SaleId } from "../model/Ids.js"
+import type { Sale, SaleStatus } from "../model/Sale.js"
+import type { Chain } from "../model/Wallet.js"
+import type { WebhookEvent } from "../model/WebhookEvent.js"
 
 /** Settled money of one chain and mode. */
 export interface SaleTotal {

@@ -1,6 +1,6 @@
 /*
  * Builds the browser assets (web/) with esbuild into content-hashed files and writes them, bytes included,
- * into a generated TypeScript module the server imports: hosts/http/pages/generated/WebAssets.ts (not
+ * into a generated TypeScript module the server imports: app/pages/generated/WebAssets.ts (not
  * committed). So the assets reach every host the way the code does — `npm start` (tsx), the Lambda bundle
  * (esbuild follows the import) — with no files to copy and no esbuild at run time.
  *
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..")
-const OUT = join(ROOT, "hosts/http/pages/generated/WebAssets.ts")
+const OUT = join(ROOT, "app/pages/generated/WebAssets.ts")
 /** The checkout page's scripts, gzipped, at most (issue 14). */
 const SCRIPT_BUDGET_GZIP = 150 * 1024
 

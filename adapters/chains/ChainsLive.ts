@@ -1,12 +1,14 @@
 import { Effect, Layer, Option, type Either } from "effect"
-import type { Address, Chain, ChainFacts } from "../../domain/Wallet.js"
-import { Chains, InvalidAddress, InvalidPayment, type PaymentIdentity, PaymentRefused, type PaymentTerms } from "../../ports/Chains.js"
+import type { Address, Chain, ChainFacts } from "../../model/Wallet.js"
+import { ChainUnreachable, Chains, InvalidAddress, InvalidPayment, type PaymentIdentity, PaymentRefused, type PaymentTerms } from "../../ports/Chains.js"
 import { baseFacts, normalizeBaseAddress } from "../evm/BaseAddress.js"
 import { checkEip3009 } from "../evm/Eip3009Check.js"
 import { evmPaymentIdentity } from "../evm/EvmPayment.js"
 import { normalizeSolanaAddress, solanaFacts } from "../solana/SolanaAddress.js"
 import { checkSolana } from "../solana/SolanaCheck.js"
 import { solanaPaymentIdentity } from "../solana/SolanaPayment.js"
+import { makeRecentBlockhash } from "../solana/RecentBlockhash.js"
+import { RPC_TIMEOUT_MS, SolanaRpcUrl } from "../x402/ChainStatus.js"
 
 type Refusal = { readonly reason: string; readonly payer: string | null } | undefined
 
@@ -38,5 +40,15 @@ export const ChainsLive = Layer.succeed(Chains, {
     ).pipe(
       Effect.flatMap((refusal) => refusal === undefined ? Effect.void : Effect.fail(new PaymentRefused(refusal))),
       Effect.withSpan("Chains.checkPayment")
-    )
+    ),
+  // SOLANA_RPC_URL is read when asked (it was validated at start by the facilitator's chain status).
+  latestSolanaBlockhash: Effect.flatMap(Effect.orElseSucceed(SolanaRpcUrl, () => Option.none()), (url) =>
+    Option.match(url, {
+      onNone: () => Effect.succeed(Option.none()),
+      onSome: (u) =>
+        makeRecentBlockhash(u, { timeoutMs: RPC_TIMEOUT_MS }).pipe(
+          Effect.map(Option.some),
+          Effect.mapError(() => new ChainUnreachable())
+        )
+    }))
 })

@@ -1,5 +1,5 @@
 import { Chunk, Effect, Stream } from "effect"
-import type { RepoRef } from "../../domain/Ids.js"
+import type { RepoRef } from "../../model/Ids.js"
 import { wholeArchive } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */

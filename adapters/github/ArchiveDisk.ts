@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { type FileHandle, mkdir, open, readdir, rename, stat, unlink, utimes } from "node:fs/promises"
 import { join } from "node:path"
 import { Chunk, Effect, Option, Stream } from "effect"
-import type { RepoRef } from "../../domain/Ids.js"
+import type { RepoRef } from "../../model/Ids.js"
 import { CodeHostError } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
-import { RepoRef } from "../../domain/Ids.js"
+import { RepoRef } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
 import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"

@@ -1,5 +1,5 @@
 import type sanitizeHtml from "sanitize-html"
-import { escapeHtml } from "../html/EscapeHtml.js"
+import { escapeHtml } from "../../codec/EscapeHtml.js"
 import type { ReadmePackages } from "../LazyModules.js"
 
 /**

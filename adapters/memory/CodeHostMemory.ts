@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { RepoRef, repoKey } from "../../domain/Ids.js"
+import { RepoRef, repoKey } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type RepoInfo, type TreeEntry } from "../../ports/CodeHost.js"
-import { escapeHtml } from "../html/EscapeHtml.js"
+import { escapeHtml } from "../../codec/EscapeHtml.js"
 
 /** A repository the fake code host serves. Files are path → content. */
 export interface FakeRepo {

@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
-import type { SaleId } from "../../domain/Ids.js"
-import { Sale } from "../../domain/Sale.js"
+import type { SaleId } from "../../model/Ids.js"
+import { Sale } from "../../model/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 import { OutboxEvents } from "./OutboxMemory.js"
 

@@ -1,10 +1,7 @@
 import { Effect, Redacted } from "effect"
+import type { RecentBlockhash } from "../../ports/Chains.js"
 
-/** A blockhash a transaction may name, and the last block height at which the cluster still accepts it. */
-export interface RecentBlockhash {
-  readonly blockhash: string
-  readonly lastValidBlockHeight: number
-}
+export type { RecentBlockhash }
 
 const BASE58_HASH = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/
 

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Account } from "../../domain/Account.js"
-import { AccountId } from "../../domain/Ids.js"
+import { Account } from "../../model/Account.js"
+import { AccountId } from "../../model/Ids.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { TimestampColumn } from "./Columns.js"
 

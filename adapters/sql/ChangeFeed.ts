@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { ChangeFeed, type ChangeReason } from "../../ports/ChangeFeed.js"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+
+export { ChangeFeed, type ChangeReason }
 
 /** The PostgreSQL channel every host of one database announces its writes on. */
 export const CHANNEL = "repomarket_changes"
@@ -19,25 +22,7 @@ export interface ChangeFeedTiming {
 /** The production timing of the change feed. */
 export const DEFAULT_CHANGE_FEED_TIMING: ChangeFeedTiming = { heartbeatMs: 1_000, lostAfterMs: 3_000, retryMs: 1_000 }
 
-/** Why a follower is told to forget: another host wrote, or announcements may have been missed. */
-export type ChangeReason = "change" | "resync"
 
-/**
- * Writes announced between the hosts of one database, so what a host remembers from the database (the front
- * door's answers) is forgotten everywhere when any host writes.
- */
-export class ChangeFeed extends Context.Tag("adapters/sql/ChangeFeed")<ChangeFeed, {
-  /**
-   * Announces a write. Inside a transaction PostgreSQL delivers it when the transaction commits (and never
-   * after a rollback), so no host forgets before the write is visible to it.
-   */
-  readonly publish: Effect.Effect<void>
-  /**
-   * Runs until interrupted: `onChange("change")` for every write another host announces, and
-   * `onChange("resync")` whenever announcements may have been missed (listening began or began again).
-   */
-  readonly follow: (onChange: (reason: ChangeReason) => void) => Effect.Effect<never>
-}>() {}
 
 /** One host alone (embedded PGlite, memory): nobody else to tell, nothing to hear. */
 export const ChangeFeedNone = Layer.succeed(ChangeFeed, { publish: Effect.void, follow: () => Effect.never })

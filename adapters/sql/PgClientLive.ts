@@ -5,7 +5,7 @@ const APPLICATION_NAME = "repomarket"
 
 /**
  * How long the service waits for PostgreSQL. A frozen or lock-bound database must cost a request a bounded
- * time and a 503 (see hosts/http/Unavailable.ts), not a hang:
+ * time and a 503 (see app/Unavailable.ts), not a hang:
  * - `statementTimeoutMs` (`DATABASE_STATEMENT_TIMEOUT_MS`, default 10 000): the server cancels a statement
  *   running (or waiting for a lock) longer; the client also gives up on an answer 2 s after that, for a
  *   server that stopped answering at all;

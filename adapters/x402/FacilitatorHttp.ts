@@ -9,10 +9,10 @@ import {
   type SubmittedPayment,
   type Verification
 } from "../../ports/PaymentFacilitator.js"
-import { withOurDiscovery } from "./BazaarDiscovery.js"
+import { withOurDiscovery } from "../../codec/BazaarDiscovery.js"
 import { type JsonAnswer, makeJsonPoster, type NoAnswer } from "./JsonPost.js"
 import { SOLANA_MAINNET } from "./Networks.js"
-import { requirementV1, requirementV2 } from "./Wire.js"
+import { requirementV1, requirementV2 } from "../../codec/Wire.js"
 
 /** How long each facilitator call may take. A settle that times out is indeterminate: money may have moved. */
 export const VERIFY_TIMEOUT_MS = 10_000

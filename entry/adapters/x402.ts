@@ -7,7 +7,7 @@ export { type FacilitatorHttp, facilitatorHttpFromConfig, type FacilitatorHttpTi
 export { makeFacilitatorSimulated, type SimulatedFacilitator, UNSUPPORTED_NETWORK } from "../../adapters/x402/FacilitatorSimulated.js"
 export { caip2FromV1, SOLANA_MAINNET, v1FromCaip2 } from "../../adapters/x402/Networks.js"
 export { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
-export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "../../adapters/x402/PaymentHeader.js"
+export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "../../codec/PaymentHeader.js"
 export { makeSimulatedLedger, SIMULATED_FAUCET_ATOMIC, type SimulatedLedger, type SimulatedTransfer } from "../../adapters/x402/SimulatedLedger.js"
 export { MAX_SIWX_HEADER_LENGTH, WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 export {
@@ -20,5 +20,5 @@ export {
   type RequirementV1,
   requirementV2,
   type RequirementV2
-} from "../../adapters/x402/Wire.js"
-export { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE, withOurDiscovery } from "../../adapters/x402/BazaarDiscovery.js"
+} from "../../codec/Wire.js"
+export { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE, withOurDiscovery } from "../../codec/BazaarDiscovery.js"

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
-import { AppLive, guardedApp } from "../http/AppLayer.js"
+import { AppLive, guardedApp } from "../../app/AppLayer.js"
 
 /** Every port the HTTP application is written against: what an embedder provides (memory, SQL, its own). */
 export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuilder.Router | HttpApiBuilder.Middleware>
@@ -11,7 +11,7 @@ export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuild
  */
 export class ClientAddress extends Context.Tag("hosts/embed/ClientAddress")<ClientAddress, string>() {}
 
-/** Makes `ClientAddress`, when given, the request's `remoteAddress` (what hosts/http/handlers/ClientAddress.ts reads). */
+/** Makes `ClientAddress`, when given, the request's `remoteAddress` (what app/handlers/ClientAddress.ts reads). */
 export const withClientAddress = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(Effect.serviceOption(ClientAddress), (address) =>
     Option.match(address, {

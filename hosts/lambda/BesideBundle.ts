@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { NodemailerModule, type ReadmePackages, ReadmePackagesModule, UndiciModule } from "../../adapters/LazyModules.js"
-import { ScalarScriptSource } from "../http/pages/Docs.js"
+import { ScalarScriptSource } from "../../app/pages/Docs.js"
 
 /*
  * What the Lambda functions load from files beside their bundle, on first use, instead of carrying it in the

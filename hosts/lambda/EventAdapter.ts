@@ -1,4 +1,4 @@
-import { PROBLEM_CONTENT_TYPE, problemBody } from "../http/Problem.js"
+import { PROBLEM_CONTENT_TYPE, problemBody } from "../../app/Problem.js"
 import type { HttpEventV2, HttpResultV2, LambdaContext } from "./Events.js"
 
 /**

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
-import { AppLive, guardedApp } from "../http/AppLayer.js"
+import { AppLive, guardedApp } from "../../app/AppLayer.js"
 import { type AdapterOptions, fromWebHandler, type HttpEventHandler, type WebHandler } from "./EventAdapter.js"
 import { type PerInstance, perInstance } from "./PerInstance.js"
 
@@ -12,7 +12,7 @@ export class LambdaSourceIp extends Context.Tag("hosts/lambda/LambdaSourceIp")<L
 
 /**
  * Makes the invocation's source IP the request's `remoteAddress`, which is what the app's per-client
- * limits read (hosts/http/handlers/ClientAddress.ts). No header is involved, so a caller cannot set it.
+ * limits read (app/handlers/ClientAddress.ts). No header is involved, so a caller cannot set it.
  */
 export const withSourceIp = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(Effect.serviceOption(LambdaSourceIp), (ip) =>

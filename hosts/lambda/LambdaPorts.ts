@@ -13,7 +13,7 @@ import { RateLimiterSql } from "../../adapters/sql/RateLimiterSql.js"
 import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { PublicOriginFromConfig } from "../http/Settings.js"
+import { PublicOriginFromConfig } from "../Settings.js"
 
 /**
  * Settings the HTTP host may default but a Lambda deployment must set: there is no local disk that

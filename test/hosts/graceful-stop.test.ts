@@ -1,5 +1,5 @@
 /*
- * One real server process (`tsx hosts/http/main.ts`) on PostgreSQL, as a balancer and a process manager see it:
+ * One real server process (`tsx hosts/node/main.ts`) on PostgreSQL, as a balancer and a process manager see it:
  * SIGTERM while a purchase waits at the facilitator drains it (the buyer gets the goods, the sale is settled,
  * the process exits 0, `/healthz` says 503 shutting_down meanwhile); and `/healthz` answers 503
  * database_unavailable when its database is gone.

@@ -1,5 +1,5 @@
 /*
- * `LOG_FORMAT=json` through real server processes (`tsx hosts/http/main.ts`): every line the server writes is
+ * `LOG_FORMAT=json` through real server processes (`tsx hosts/node/main.ts`): every line the server writes is
  * one JSON object naming its host and process, an answer's X-Request-Id finds exactly one access-log line, a
  * cluster's primary writes JSON too, and a format the server does not know stops start-up naming the setting.
  */

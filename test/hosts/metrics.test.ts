@@ -1,5 +1,5 @@
 /*
- * Prometheus metrics of the Node host (`METRICS_PORT`), through real server processes (`tsx hosts/http/main.ts`):
+ * Prometheus metrics of the Node host (`METRICS_PORT`), through real server processes (`tsx hosts/node/main.ts`):
  *
  * - one process on its embedded database: requests counted by route template (never by path: no checkout id or
  *   repo name appears), method, status and whether the front door or the app answered; a test-twin purchase

@@ -1,5 +1,5 @@
 /*
- * A production start of the Node host (`tsx hosts/http/main.ts` with NODE_ENV=production or an https BASE_URL)
+ * A production start of the Node host (`tsx hosts/node/main.ts` with NODE_ENV=production or an https BASE_URL)
  * without SECRET_KEYS, or without SMTP_URL unless SIGN_IN_LINKS_TO_LOG=1 says sign-in links may go to the
  * log, is refused: one line on stderr naming what is missing, a non-zero exit, and nothing made on disk (no
  * embedded database, no generated key under DATA_DIR).
@@ -27,7 +27,7 @@ const tempDir = Effect.acquireRelease(
 const refusalOf = (env: Record<string, string>) =>
   Effect.promise(() =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child: ChildProcess = spawn(TSX, ["hosts/http/main.ts"], {
+      const child: ChildProcess = spawn(TSX, ["hosts/node/main.ts"], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
         stdio: ["ignore", "pipe", "pipe"]

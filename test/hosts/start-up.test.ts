@@ -1,6 +1,6 @@
 /*
  * First contact with `npm start`, through real child processes (`npm start`, or `node --import tsx
- * hosts/http/main.ts`): once the server answers it prints where it is and what it runs on (a block, or one JSON
+ * hosts/node/main.ts`): once the server answers it prints where it is and what it runs on (a block, or one JSON
  * line with LOG_FORMAT=json), and only then; the asset build before it prints nothing when nothing changed. A
  * wrong setting stops start-up in a few seconds with one line on stderr naming the setting, what is wrong and
  * what is accepted — printed once, no stack, no secret, exit code not 0, and (for what needs no network) before
@@ -47,7 +47,7 @@ interface Child {
 const launch = (how: "npm start" | "node", env: Record<string, string>): Child => {
   const child = how === "npm start"
     ? spawn("npm", ["start"], { cwd: ROOT, env: envOf(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
-    : spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], { cwd: ROOT, env: envOf(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
+    : spawn(process.execPath, ["--import", "tsx", "hosts/node/main.ts"], { cwd: ROOT, env: envOf(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
   let stdout = ""
   let stderr = ""
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString("utf8")))

@@ -1,6 +1,6 @@
 /*
  * Several hosts on one PostgreSQL, as an operator runs them: three real server processes (`tsx
- * hosts/http/main.ts`) on one fresh database, behind a loopback round-robin proxy that is also their BASE_URL,
+ * hosts/node/main.ts`) on one fresh database, behind a loopback round-robin proxy that is also their BASE_URL,
  * with a loopback fake GitHub, a loopback fake facilitator and a loopback webhook receiver. The front door's
  * TTL is set to 60 s, so a write can only reach another host's remembered answers through LISTEN/NOTIFY.
  *

@@ -2,7 +2,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, ConfigProvider, Effect, Exit, Layer, Schedule } from "effect"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
-import { FrontDoor, FrontDoorLive, makeFrontDoor } from "../../hosts/http/FrontDoor.js"
+import { FrontDoor, FrontDoorLive, makeFrontDoor } from "../../app/FrontDoor.js"
 import { BASE_WALLET, call, TestApp, PUBLIC_REPO, type Reply, signInWithKey, SOLANA_WALLET } from "../support/app.js"
 import { expectProblem, listed, WIDGET_URL } from "../support/flows.js"
 

@@ -20,18 +20,18 @@ import { pgliteEmbedded } from "../../adapters/sql/PgliteEmbedded.js"
 import { solanaPaymentIdentity } from "../../adapters/solana/SolanaPayment.js"
 import { generateKeyPairSigner } from "@solana/kit"
 import { solanaPayload, standardHead } from "../support/solanaByHand.js"
-import { type SaleId } from "../../domain/Ids.js"
-import { Sale } from "../../domain/Sale.js"
-import { Reconciler } from "../../domain/usecases/Reconciler.js"
-import { Settlements } from "../../domain/usecases/Settlements.js"
-import { Webhooks } from "../../domain/usecases/Webhooks.js"
+import { type SaleId } from "../../model/Ids.js"
+import { Sale } from "../../model/Sale.js"
+import { Reconciler } from "../../usecases/Reconciler.js"
+import { Settlements } from "../../usecases/Settlements.js"
+import { Webhooks } from "../../usecases/Webhooks.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { PaymentFacilitator, type PaymentRequirement } from "../../ports/PaymentFacilitator.js"
-import { decodePaymentHeader } from "../../adapters/x402/PaymentHeader.js"
-import { AtomicAmount } from "../../domain/Money.js"
+import { decodePaymentHeader } from "../../codec/PaymentHeader.js"
+import { AtomicAmount } from "../../model/Money.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import type { StoragePorts } from "../../hosts/http/AppLayer.js"
-import { ReconcileWorker } from "../../hosts/http/ReconcileWorker.js"
+import type { StoragePorts } from "../../app/AppLayer.js"
+import { ReconcileWorker } from "../../hosts/workers/ReconcileWorker.js"
 import { call } from "../support/app.js"
 import { chain, chainRpcHandlers, keyOf, landSolana, landTransfer, LATEST_BLOCK, resetChain } from "../support/chainRpc.js"
 import {
@@ -750,7 +750,7 @@ describe("test twin: a pending test sale whose simulated transfer happened", () 
   })
 })
 
-describe("the Node host's reconcile worker (as hosts/http/main.ts runs it)", () => {
+describe("the Node host's reconcile worker (as hosts/node/main.ts runs it)", () => {
   const WithWorker = ReconcileWorker("100 millis").pipe(
     Layer.provide(Reconciler.Default.pipe(Layer.provide(Settlements.Default))),
     Layer.provideMerge(ReconcilingApp())

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { sitemapPages } from "../../domain/usecases/Sitemap.js"
-import { sitemapFileXml, sitemapXml } from "../../hosts/http/pages/DiscoveryRoutes.js"
+import { sitemapPages } from "../../usecases/Sitemap.js"
+import { sitemapFileXml, sitemapXml } from "../../app/pages/DiscoveryRoutes.js"
 
 const d = (day: number) => new Date(Date.UTC(2026, 0, day))
 const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!)

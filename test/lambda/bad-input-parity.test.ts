@@ -1,7 +1,7 @@
 import { Writable } from "node:stream"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Logger, Scope } from "effect"
-import { HttpLive } from "../../hosts/http/AppLayer.js"
+import { HttpLive } from "../../app/AppLayer.js"
 import type { HttpEventV2 } from "../../hosts/lambda/Events.js"
 import { type AppPorts, makeLambdaHandler } from "../../hosts/lambda/LambdaApp.js"
 import { makeLambdaStreamingHandler } from "../../hosts/lambda/LambdaStreaming.js"

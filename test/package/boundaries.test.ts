@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 
 /**
- * The import boundaries of `.dependency-cruiser.cjs` (model → ports → use cases, see its header) can fail: a
+ * The import boundaries of `.dependency-cruiser.cjs` (the layers of docs/architecture.md, see its header) can fail: a
  * wrong-way import planted in a sandbox (a temporary directory with a copy of the config and a few stub files,
  * never the working tree, so no concurrent tsc or vitest run sees it) fails the check naming its rule. And the
  * real tree passes, cruised exactly as `npm run lint:boundaries` does.
@@ -44,16 +44,29 @@ const cruise = async (cwd: string, dirs: ReadonlyArray<string>) => {
   return { errors: summary.error, violations: summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to })) }
 }
 
-/** A model, a port and a use case that keep every boundary: each case adds its planted files. */
+/** One lawful file in every layer, each importing the layer below it: each case adds its planted files. */
 const LAWFUL: Readonly<Record<string, string>> = {
-  "domain/Money.ts": "export type Money = bigint\n",
-  "domain/rules/Fee.ts": "import type { Money } from \"../Money.js\"\nexport const fee = (m: Money): Money => m / 100n\n",
-  "ports/Chains.ts": "import type { Money } from \"../domain/Money.js\"\nexport interface Chains { readonly minimum: Money }\n",
+  "model/Money.ts": "export type Money = bigint\n",
+  "model/rules/Fee.ts": "import type { Money } from \"../Money.js\"\nexport const fee = (m: Money): Money => m / 100n\n",
+  "ports/Chains.ts": "import type { Money } from \"../model/Money.js\"\nexport interface Chains { readonly minimum: Money }\n",
   "ports/SecretBox.ts": "export interface SecretBox { readonly randomBytes: (n: number) => Uint8Array }\n",
-  "domain/usecases/Pay.ts":
-    "import type { Chains } from \"../../ports/Chains.js\"\nimport { fee } from \"../rules/Fee.js\"\n" +
-    "export const pay = (chains: Chains) => fee(chains.minimum)\n"
+  "usecases/Pay.ts":
+    "import type { Chains } from \"../ports/Chains.js\"\nimport { fee } from \"../model/rules/Fee.js\"\n" +
+    "export const pay = (chains: Chains) => fee(chains.minimum)\n",
+  "codec/Wire.ts": "import type { Money } from \"../model/Money.js\"\nexport const encode = (m: Money) => String(m)\n",
+  "adapters/chains/ChainsLive.ts":
+    "import type { Chains } from \"../../ports/Chains.js\"\nimport { encode } from \"../../codec/Wire.js\"\n" +
+    "export const chains: Chains = { minimum: BigInt(encode(1n)) }\n",
+  "app/Handlers.ts":
+    "import { pay } from \"../usecases/Pay.js\"\nimport { encode } from \"../codec/Wire.js\"\n" +
+    "import type { Chains } from \"../ports/Chains.js\"\nexport const handle = (c: Chains) => encode(pay(c))\n",
+  "hosts/Ports.ts":
+    "import { chains } from \"../adapters/chains/ChainsLive.js\"\nimport { handle } from \"../app/Handlers.js\"\n" +
+    "export const main = () => handle(chains)\n",
+  "entry/http.ts": "export { main } from \"../hosts/Ports.js\"\nexport { handle } from \"../app/Handlers.js\"\n"
 }
+
+const LAYERS = ["model", "ports", "usecases", "codec", "adapters", "app", "hosts", "entry"]
 
 /** Runs `check` on a sandbox holding the repo's config, the lawful files and `planted`; always deletes the sandbox. */
 const inSandbox = async <A>(planted: Readonly<Record<string, string>>, check: (sandbox: string) => Promise<A>) => {
@@ -72,7 +85,13 @@ const inSandbox = async <A>(planted: Readonly<Record<string, string>>, check: (s
   }
 }
 
-const cruisePlanted = (planted: Readonly<Record<string, string>>) => inSandbox(planted, (sandbox) => cruise(sandbox, ["domain", "ports"]))
+const cruisePlanted = (planted: Readonly<Record<string, string>>) => inSandbox(planted, (sandbox) => cruise(sandbox, LAYERS))
+
+/** A file at `from` importing `to` (a path from the sandbox's root, or a Node built-in). */
+const importing = (from: string, to: string): Record<string, string> => {
+  const spec = to.startsWith("node:") ? to : relative(dirname(from), to).replace(/\.ts$/, ".js").replace(/^(?!\.)/, "./")
+  return { [from]: `import * as planted from "${spec}"\nexport const p = planted\n` }
+}
 
 const PORT_IMPORT = "import type { Chains } from \"../../ports/Chains.js\"\nexport type C = Chains\n"
 
@@ -85,59 +104,68 @@ describe("import boundaries", () => {
     ["a type-only import", PORT_IMPORT],
     ["an import", "import * as chains from \"../../ports/Chains.js\"\nexport const c = chains\n"]
   ])("a rule importing a port (%s) fails the check, naming the model's rule", async (_, text) => {
-    const result = await cruisePlanted({ "domain/rules/Planted.ts": text })
+    const result = await cruisePlanted({ "model/rules/Planted.ts": text })
     expect(result.errors).toBeGreaterThan(0)
     expect(result.violations).toEqual([
-      { rule: "model-imports-only-itself-and-effect", from: "domain/rules/Planted.ts", to: "ports/Chains.ts" }
+      { rule: "model-imports-only-itself-and-effect", from: "model/rules/Planted.ts", to: "ports/Chains.ts" }
     ])
   }, 120_000)
 
   it("the check as CI runs it (the err reporter) exits non-zero on a planted port import and names the rule", async () => {
     const { code, stdout } = await inSandbox(
-      { "domain/rules/Planted.ts": PORT_IMPORT },
-      (sandbox) => depcruiseIn(sandbox, ["domain", "ports"], "err")
+      { "model/rules/Planted.ts": PORT_IMPORT },
+      (sandbox) => depcruiseIn(sandbox, LAYERS, "err")
     )
     expect(code).toBe(1)
-    expect(stdout).toContain("error model-imports-only-itself-and-effect: domain/rules/Planted.ts → ports/Chains.ts")
+    expect(stdout).toContain("error model-imports-only-itself-and-effect: model/rules/Planted.ts → ports/Chains.ts")
   }, 120_000)
 
-  it("a model file importing a Node built-in fails the check", async () => {
-    const result = await cruisePlanted({ "domain/Planted.ts": "import { randomBytes } from \"node:crypto\"\nexport const r = randomBytes\n" })
+  // Every arrow docs/architecture.md forbids, planted once: the check fails naming the rule that forbids it.
+  it.each([
+    ["model/Planted.ts", "node:crypto", "model-imports-only-itself-and-effect"],
+    ["model/Planted.ts", "usecases/Pay.ts", "model-imports-only-itself-and-effect"],
+    ["model/Planted.ts", "codec/Wire.ts", "model-imports-only-itself-and-effect"],
+    ["ports/Planted.ts", "usecases/Pay.ts", "ports-import-only-model-and-effect"],
+    ["ports/Planted.ts", "adapters/chains/ChainsLive.ts", "ports-import-only-model-and-effect"],
+    ["ports/Planted.ts", "node:crypto", "ports-import-only-model-and-effect"],
+    ["usecases/Planted.ts", "adapters/chains/ChainsLive.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["usecases/Planted.ts", "codec/Wire.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["usecases/Planted.ts", "app/Handlers.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["usecases/Planted.ts", "node:crypto", "use-cases-import-only-model-ports-and-effect"],
+    ["codec/Planted.ts", "usecases/Pay.ts", "codec-imports-only-model-ports-and-packages"],
+    ["codec/Planted.ts", "adapters/chains/ChainsLive.ts", "codec-imports-only-model-ports-and-packages"],
+    ["codec/Planted.ts", "app/Handlers.ts", "codec-imports-only-model-ports-and-packages"],
+    ["adapters/chains/Planted.ts", "usecases/Pay.ts", "adapters-import-no-use-case-app-or-host"],
+    ["adapters/chains/Planted.ts", "app/Handlers.ts", "adapters-import-no-use-case-app-or-host"],
+    ["adapters/chains/Planted.ts", "hosts/Ports.ts", "adapters-import-no-use-case-app-or-host"],
+    ["app/Planted.ts", "adapters/chains/ChainsLive.ts", "app-imports-no-adapter-or-host"],
+    ["app/Planted.ts", "hosts/Ports.ts", "app-imports-no-adapter-or-host"],
+    ["hosts/Planted.ts", "entry/http.ts", "hosts-import-no-entry"]
+  ])("%s importing %s fails the check (%s)", async (from, to, rule) => {
+    const result = await cruisePlanted(importing(from, to))
     expect(result.errors).toBeGreaterThan(0)
-    expect(result.violations.map((v) => [v.rule, v.from])).toEqual([["model-imports-only-itself-and-effect", "domain/Planted.ts"]])
-  }, 120_000)
-
-  it("a model file or a port importing a use case fails the check", async () => {
-    const result = await cruisePlanted({
-      "domain/rules/Planted.ts": "import { pay } from \"../usecases/Pay.js\"\nexport const p = pay\n",
-      "ports/Planted.ts": "import type { pay } from \"../domain/usecases/Pay.js\"\nexport type P = typeof pay\n"
-    })
-    expect(result.errors).toBeGreaterThan(0)
-    expect(result.violations).toEqual([
-      { rule: "model-and-ports-do-not-import-use-cases", from: "domain/rules/Planted.ts", to: "domain/usecases/Pay.ts" },
-      { rule: "model-and-ports-do-not-import-use-cases", from: "ports/Planted.ts", to: "domain/usecases/Pay.ts" }
-    ])
+    expect(result.violations.map((v) => [v.rule, v.from])).toEqual([[rule, from]])
   }, 120_000)
 
   it("a cycle between model files fails the check", async () => {
     const result = await cruisePlanted({
-      "domain/Planted.ts": "import { b } from \"./rules/PlantedBack.js\"\nexport const a = () => b\n",
-      "domain/rules/PlantedBack.ts": "import { a } from \"../Planted.js\"\nexport const b = () => a\n"
+      "model/Planted.ts": "import { b } from \"./rules/PlantedBack.js\"\nexport const a = () => b\n",
+      "model/rules/PlantedBack.ts": "import { a } from \"../Planted.js\"\nexport const b = () => a\n"
     })
     expect(result.errors).toBeGreaterThan(0)
     expect(new Set(result.violations.map((v) => v.rule))).toEqual(new Set(["no-circular-in-core"]))
   }, 120_000)
 
-  it("domain/rules/Tokens.ts's exception admits the SecretBox port and no other", async () => {
+  it("model/rules/Tokens.ts's exception admits the SecretBox port and no other", async () => {
     const secretBox = await cruisePlanted({
-      "domain/rules/Tokens.ts": "import type { SecretBox } from \"../../ports/SecretBox.js\"\nexport type B = SecretBox\n"
+      "model/rules/Tokens.ts": "import type { SecretBox } from \"../../ports/SecretBox.js\"\nexport type B = SecretBox\n"
     })
     expect(secretBox).toEqual({ errors: 0, violations: [] })
     const chains = await cruisePlanted({
-      "domain/rules/Tokens.ts": PORT_IMPORT
+      "model/rules/Tokens.ts": PORT_IMPORT
     })
     expect(chains.violations).toEqual([
-      { rule: "model-tokens-imports-only-secretbox", from: "domain/rules/Tokens.ts", to: "ports/Chains.ts" }
+      { rule: "model-tokens-imports-only-secretbox", from: "model/rules/Tokens.ts", to: "ports/Chains.ts" }
     ])
   }, 120_000)
 
@@ -145,7 +173,7 @@ describe("import boundaries", () => {
     const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> })
       .scripts["lint:boundaries"]!
     const dirs = script.split(/\s+/).slice(script.split(/\s+/).indexOf(".dependency-cruiser.cjs") + 1)
-    expect(dirs).toContain("domain")
+    for (const layer of LAYERS) expect(dirs).toContain(layer)
     expect(await cruise(root, dirs)).toEqual({ errors: 0, violations: [] })
   }, 240_000)
 })

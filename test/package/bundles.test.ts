@@ -68,7 +68,7 @@ describe("what each entry point pulls in", () => {
       expect(packages).toContain("effect")
       expect(packages.filter((p) => p === "prom-client" || p === "tdigest")).toEqual([])
     }
-    expect((await bundle("hosts/http/main.ts", "node")).packages).toContain("prom-client")
+    expect((await bundle("hosts/node/main.ts", "node")).packages).toContain("prom-client")
   }, 240_000)
 
   it("the checks above can fail: the HTTP entry pulls in Node built-ins and adapters", async () => {

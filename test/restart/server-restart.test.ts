@@ -1,5 +1,5 @@
 /*
- * A SERVER-level restart: the real server (`tsx hosts/http/main.ts`) in a child process, once on the embedded
+ * A SERVER-level restart: the real server (`tsx hosts/node/main.ts`) in a child process, once on the embedded
  * PGlite (DATA_DIR) and once on PostgreSQL (DATABASE_URL, a fresh database), with a loopback fake GitHub and
  * a loopback fake facilitator. Through HTTP only: sign in (the link is read from the server's log), create
  * two API keys and revoke one, list two repos, buy on the test twin with the official v2 client and on the

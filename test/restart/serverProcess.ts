@@ -1,5 +1,5 @@
 /*
- * The real server (`tsx hosts/http/main.ts`) as a child process for restart tests. It runs in its own process
+ * The real server (`tsx hosts/node/main.ts`) as a child process for restart tests. It runs in its own process
  * group: tsx starts the server in a grandchild, and a SIGKILL (which tsx cannot relay) must reach that one
  * too, exactly as a machine losing the process would. Its environment is built here from nothing but PATH and
  * HOME, so no setting of the test run (DATABASE_URL, SMTP_URL, GITHUB_TOKEN...) leaks into it.
@@ -71,7 +71,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export const startServer = (env: Record<string, string>, port: number, startMs = 90_000, nodeFlags: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.promise(async (): Promise<ServerProcess> => {
-      const child = spawn(TSX, [...nodeFlags, "hosts/http/main.ts"], {
+      const child = spawn(TSX, [...nodeFlags, "hosts/node/main.ts"], {
         cwd: ROOT,
         // The chain readers are off unless the test points them at its own loopback RPC.
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PORT: String(port), BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
@@ -99,7 +99,7 @@ export const startServer = (env: Record<string, string>, port: number, startMs =
           await gone(signal, waitMs)
         },
         stop: async (waitMs = 30_000) => {
-          const main = groupPids(pgid).find((pid) => pid !== pgid && cmdlineOf(pid).includes("hosts/http/main.ts"))
+          const main = groupPids(pgid).find((pid) => pid !== pgid && cmdlineOf(pid).includes("hosts/node/main.ts"))
           if (main === undefined) throw new Error(`no server process in group ${pgid}: ${groupPids(pgid).map(cmdlineOf).join(" | ")}`)
           process.kill(main, "SIGTERM")
           await gone("SIGTERM", waitMs)
@@ -184,7 +184,7 @@ export const signInFromLog = (server: ServerProcess, email: string) =>
 export const exitOf = (env: Record<string, string>) =>
   Effect.promise(() =>
     new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child: ChildProcess = spawn(TSX, ["hosts/http/main.ts"], {
+      const child: ChildProcess = spawn(TSX, ["hosts/node/main.ts"], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...env },
         stdio: ["ignore", "pipe", "pipe"]

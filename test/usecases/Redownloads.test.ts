@@ -11,17 +11,17 @@ import { authorizationTypes } from "@x402/evm"
 import { Effect, Exit, Option, Scope, TestClock } from "effect"
 import { getAddress, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { RepoRef } from "../../domain/Ids.js"
-import { RECEIPT_TTL_MS, receiptToken } from "../../domain/rules/Receipt.js"
-import { Sale } from "../../domain/Sale.js"
-import { Purchases } from "../../domain/usecases/Purchases.js"
+import { RepoRef } from "../../model/Ids.js"
+import { RECEIPT_TTL_MS, receiptToken } from "../../model/rules/Receipt.js"
+import { Sale } from "../../model/Sale.js"
+import { Purchases } from "../../usecases/Purchases.js"
 import {
   CONCURRENT_DOWNLOADS_PER_RECEIPT,
   CONCURRENT_RETRY_AFTER_SECONDS,
   REDOWNLOADS_PER_CLIENT_PER_HOUR,
   REDOWNLOADS_PER_RECEIPT_PER_HOUR,
   Redownloads
-} from "../../domain/usecases/Redownloads.js"
+} from "../../usecases/Redownloads.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import type { PaymentRequirement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"

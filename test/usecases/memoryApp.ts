@@ -1,6 +1,6 @@
 /*
  * Shared wiring of the use-case tests on memory adapters (issue 28): the use cases composed as
- * hosts/http/AppLayer.ts composes them (UseCasesLive), over `memoryPorts()` of the testing kit, with the
+ * app/AppLayer.ts composes them (UseCasesLive), over `memoryPorts()` of the testing kit, with the
  * memory code-host identity configured when a test gives it OAuth codes. Every test builds its own layer, so
  * tests share no state (the suite may run shuffled).
  */
@@ -8,15 +8,15 @@ import { Context, Effect, Exit, Layer, Option, Redacted, TestClock } from "effec
 import { expect } from "@effect/vitest"
 import { CodeHostIdentityMemory, type IdentityMemoryOptions } from "../../adapters/memory/CodeHostIdentityMemory.js"
 import type { FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
-import type { Account } from "../../domain/Account.js"
-import { Principal } from "../../domain/Credentials.js"
-import { Accounts } from "../../domain/usecases/Accounts.js"
-import { Auth } from "../../domain/usecases/Auth.js"
-import { HostConnection } from "../../domain/usecases/HostConnection.js"
-import { Listings } from "../../domain/usecases/Listings.js"
-import { Purchases } from "../../domain/usecases/Purchases.js"
-import { Redownloads } from "../../domain/usecases/Redownloads.js"
-import { Settlements } from "../../domain/usecases/Settlements.js"
+import type { Account } from "../../model/Account.js"
+import { Principal } from "../../model/Credentials.js"
+import { Accounts } from "../../usecases/Accounts.js"
+import { Auth } from "../../usecases/Auth.js"
+import { HostConnection } from "../../usecases/HostConnection.js"
+import { Listings } from "../../usecases/Listings.js"
+import { Purchases } from "../../usecases/Purchases.js"
+import { Redownloads } from "../../usecases/Redownloads.js"
+import { Settlements } from "../../usecases/Settlements.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CodeHost } from "../../ports/CodeHost.js"
 import { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"

@@ -5,11 +5,11 @@
 import { type Context, Effect, Layer, Metric, type MetricState, Option, type Tracer } from "effect"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
-import type { SaleId } from "../../domain/Ids.js"
-import type { CountedFact } from "../../domain/Metrics.js"
-import type { Sale } from "../../domain/Sale.js"
-import type { Chain } from "../../domain/Wallet.js"
-import { Settlements } from "../../domain/usecases/Settlements.js"
+import type { SaleId } from "../../model/Ids.js"
+import type { CountedFact } from "../../model/Metrics.js"
+import type { Sale } from "../../model/Sale.js"
+import type { Chain } from "../../model/Wallet.js"
+import { Settlements } from "../../usecases/Settlements.js"
 import {
   type Facilitator,
   PaymentFacilitator,

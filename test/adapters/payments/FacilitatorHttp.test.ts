@@ -9,14 +9,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { ConfigProvider, Effect, Either, Option, Tracer } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
-import { CHECKOUT_DISCOVERY } from "../../../adapters/x402/BazaarDiscovery.js"
+import { CHECKOUT_DISCOVERY } from "../../../codec/BazaarDiscovery.js"
 import {
   facilitatorHttpFromConfig,
   FacilitatorTimeoutMs,
   FacilitatorUrl,
   makeFacilitatorHttp
 } from "../../../adapters/x402/FacilitatorHttp.js"
-import { decodePaymentHeader } from "../../../adapters/x402/Wire.js"
+import { decodePaymentHeader } from "../../../codec/Wire.js"
 import type { SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
 import { b64, baseSepolia, SOLANA_FEE_PAYER, specPayloadV1, specPayloadV2 } from "../x402/fixtures.js"
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option, Redacted } from "effect"
-import { decodeBase64Json, decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH } from "../../../adapters/x402/PaymentHeader.js"
+import { decodeBase64Json, decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH } from "../../../codec/PaymentHeader.js"
 import { b64, BASE_PAYTO, SPEC_AUTHORIZATION, specPayloadV1, specPayloadV2 } from "../x402/fixtures.js"
 
 const v2 = (value: unknown) => decodePaymentHeader({ "payment-signature": b64(value) })

@@ -1,10 +1,10 @@
 /*
- * What the checkout puts on the wire (adapters/x402/Wire.ts): the 402 in v2 and v1 shapes and the settlement
+ * What the checkout puts on the wire (codec/Wire.ts): the 402 in v2 and v1 shapes and the settlement
  * receipt header. The amounts and addresses here are what a buyer's client pays, so each field is pinned.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier"
-import { CHECKOUT_DISCOVERY } from "../../../adapters/x402/BazaarDiscovery.js"
+import { CHECKOUT_DISCOVERY } from "../../../codec/BazaarDiscovery.js"
 import {
   CHECKOUT_EXTENSIONS,
   encodeHeader,
@@ -14,7 +14,7 @@ import {
   paymentResponseHeader,
   requirementV1,
   requirementV2
-} from "../../../adapters/x402/Wire.js"
+} from "../../../codec/Wire.js"
 import { baseSepolia, DESCRIPTION, RESOURCE, SOLANA_FEE_PAYER, SOLANA_PAYTO, solanaMainnet } from "../x402/fixtures.js"
 
 const options = { resource: RESOURCE, description: DESCRIPTION }

@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { makeFacilitatorHttp } from "../../../adapters/x402/FacilitatorHttp.js"
-import { decodePaymentHeader } from "../../../adapters/x402/Wire.js"
+import { decodePaymentHeader } from "../../../codec/Wire.js"
 import type { SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
 import { b64, baseSepolia, specPayloadV2 } from "./fixtures.js"
 

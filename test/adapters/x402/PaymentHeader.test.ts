@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { encodePaymentSignatureHeader } from "@x402/core/http"
 import { Either, Redacted } from "effect"
 import fc from "fast-check"
-import { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH } from "../../../adapters/x402/Wire.js"
+import { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH } from "../../../codec/Wire.js"
 import { b64, specPayloadV1, specPayloadV2 } from "./fixtures.js"
 
 const v2 = (value: unknown) => decodePaymentHeader({ "payment-signature": b64(value) })

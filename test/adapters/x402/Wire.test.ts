@@ -15,7 +15,7 @@ import {
   paymentRequiredV1Body,
   paymentRequiredV2,
   paymentResponseHeader
-} from "../../../adapters/x402/Wire.js"
+} from "../../../codec/Wire.js"
 import { baseSepolia, DESCRIPTION, RESOURCE, SOLANA_FEE_PAYER, SOLANA_PAYTO, solanaMainnet } from "./fixtures.js"
 
 // A throwaway key holding nothing: signing is local, nothing touches a chain.

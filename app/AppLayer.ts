@@ -1,0 +1,94 @@
+import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import type { AccountStore } from "../ports/AccountStore.js"
+import type { CredentialStore } from "../ports/CredentialStore.js"
+import type { ListingCatalog } from "../ports/ListingCatalog.js"
+import type { ListingStore } from "../ports/ListingStore.js"
+import type { Outbox } from "../ports/Outbox.js"
+import type { SaleLedger } from "../ports/SaleLedger.js"
+import type { SingleUse } from "../ports/SingleUse.js"
+import type { Transactor } from "../ports/Transactor.js"
+import { UseCasesLive } from "../usecases/UseCases.js"
+import { Api } from "./Api.js"
+import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
+import { guard } from "./Guard.js"
+import { behindTrustedProxies, TrustedProxiesConfig } from "./TrustedProxies.js"
+import { healthz } from "./Lifecycle.js"
+import { allowedMethodsOf, routeTemplatesOf } from "./RouteTable.js"
+import { HostMetricsTag } from "./HostMetrics.js"
+import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
+import { AuthHandlers } from "./handlers/AuthHandlers.js"
+import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
+import { CatalogHandlers } from "./handlers/CatalogHandlers.js"
+import { CheckoutHandlers } from "./handlers/CheckoutHandlers.js"
+import { PagesHandlers } from "./handlers/PageHandlers.js"
+import { SalesHandlers } from "./handlers/SalesHandlers.js"
+import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
+import { PublicOrigin } from "../ports/PublicOrigin.js"
+import { openApiDocument } from "./OpenApiDoc.js"
+import { DocsRoutesLive } from "./pages/Docs.js"
+import { PageRoutesLive } from "./pages/PageRoutes.js"
+import { PageSessions } from "./pages/Session.js"
+import { verifyPage } from "./pages/VerifyPage.js"
+
+/** The storage ports, whatever their technology. */
+export type StoragePorts = ListingStore | ListingCatalog | AccountStore | CredentialStore | SaleLedger | Outbox | Transactor | SingleUse
+
+export { UseCasesLive }
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([
+    AuthHandlers,
+    KeysHandlers,
+    AccountHandlers,
+    ListingCreateHandlers,
+    ListingsHandlers,
+    SalesHandlers,
+    PagesHandlers,
+    CatalogHandlers,
+    CheckoutHandlers
+  ]),
+  Layer.provide([AuthenticationLive, OptionalAuthenticationLive])
+)
+
+/** Plain routes beside the API: the sign-in page, the OpenAPI document, a health check (see Lifecycle). */
+const RoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const spec = openApiDocument((yield* PublicOrigin).baseUrl)
+    yield* router.get("/auth/verify", verifyPage)
+    yield* router.get("/openapi.json", HttpServerResponse.json(spec))
+    yield* router.get("/healthz", healthz)
+  })
+)
+
+/** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive).pipe(
+  Layer.provideMerge(ApiLive),
+  Layer.provide(PageSessions.Default),
+  // Writes through the use cases forget the front door's remembered answers (where there is a front door).
+  Layer.provide(UseCasesLive.pipe(Layer.provide(InvalidatingStorage)))
+)
+
+/**
+ * The application as one HttpApp wrapped by the guard (body checks, problem+json, access log), read from the
+ * client's address behind `TRUSTED_PROXIES` when set, and, where
+ * the host has a front door (`npm start`), by the step that remembers the answers it may serve.
+ */
+export const guardedApp = Effect.gen(function*() {
+  const router = yield* HttpApiBuilder.Router.router
+  const guarded = guard(yield* HttpApiBuilder.httpApp, allowedMethodsOf(router.routes))
+  // Where the host keeps metrics, requests are named by the route they took (never by their path).
+  const metrics = yield* Effect.serviceOption(HostMetricsTag)
+  if (Option.isSome(metrics)) metrics.value.useRoutes(routeTemplatesOf(router.routes))
+  // Behind load balancers (TRUSTED_PROXIES), per-client limits count the client, not the balancer.
+  const proxies = yield* TrustedProxiesConfig
+  const app = Option.isSome(proxies) ? behindTrustedProxies(guarded, proxies.value) : guarded
+  const door = yield* Effect.serviceOption(FrontDoor)
+  return Option.isSome(door) ? rememberAnswers(app, door.value) : app
+})
+
+/** Serves the application. The guard wraps the app itself: `serve`'s own middleware runs too late to shape responses. */
+export const HttpLive = Layer.unwrapEffect(Effect.map(guardedApp, (app) => HttpServer.serve(app))).pipe(
+  Layer.provide(AppLive),
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
+)

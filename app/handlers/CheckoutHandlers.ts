@@ -1,0 +1,254 @@
+import type { IncomingMessage } from "node:http"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Chunk, Effect, Either, Option, Schema, type Scope, Stream } from "effect"
+import {
+  GoodsUnavailable,
+  InvalidInput,
+  type PaymentRejected,
+  PaymentsUnavailable,
+  RateLimited,
+  type SettlementFailed
+} from "../../model/Errors.js"
+import { type Goods, Purchases, type Quote } from "../../usecases/Purchases.js"
+import { Redownloads, type SiwxChallenge } from "../../usecases/Redownloads.js"
+import {
+  CHECKOUT_EXTENSIONS,
+  decodePaymentHeader,
+  encodeHeader,
+  GOODS_MIME_TYPE,
+  paymentRequiredV1Body,
+  paymentRequiredV2,
+  paymentResponseHeader
+} from "../../codec/Wire.js"
+import { Chains } from "../../ports/Chains.js"
+import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { RateLimiter } from "../../ports/RateLimiter.js"
+import { Api } from "../Api.js"
+import { problemResponse } from "../Guard.js"
+import { checkoutPageHtml, checkoutProblemPage } from "../pages/CheckoutPage.js"
+import * as P from "../Problem.js"
+import { prefersHtml } from "../pages/Negotiation.js"
+import { clientAddress } from "./ClientAddress.js"
+import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
+
+/**
+ * The 402: v2 requirements (with the payment-identifier declaration and a Sign-In-With-X challenge) in
+ * `PAYMENT-REQUIRED`, the v1 object as the JSON body. A browser (HTML preferred, as the pages negotiate) gets
+ * the checkout page as the body instead: same status, same headers, so x402 clients see no difference.
+ */
+const challenge = (baseUrl: string) => (
+  quote: Quote,
+  siwx: SiwxChallenge,
+  error?: string,
+  extraHeaders: Record<string, string> = {},
+  detail?: string
+) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const about = {
+      resource: quote.resource,
+      description: `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
+      error,
+      detail,
+      extensions: CHECKOUT_EXTENSIONS
+    }
+    const headers = {
+      "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),
+      "cache-control": "no-store",
+      link: `<${quote.page}>; rel="describedby"`,
+      ...extraHeaders
+    }
+    if (prefersHtml(request.headers["accept"])) return checkoutPageHtml(quote, { error, detail, headers, baseUrl })
+    return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), { status: 402, headers })
+  })
+
+/**
+ * The platform ends a streamed response cleanly even when its stream fails after the headers went out, which
+ * would hand the buyer a truncated archive under a 200. So a failing archive cuts the connection instead:
+ * the client sees an error, and the payment presented again or the receipt link delivers it whole.
+ */
+const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServerRequest) =>
+  body.pipe(Stream.tapErrorCause(() =>
+    Effect.sync(() => {
+      try {
+        // What NodeHttpServerRequest.toIncomingMessage does, without importing @effect/platform-node (its
+        // HTTP server, `ws` and undici), which the Lambda bundles would otherwise carry and load at init.
+        const incoming = request.source as IncomingMessage
+        incoming.socket.destroy()
+      } catch {
+        // Not a Node request (the Lambda host buffers the body and turns a failure into an error answer).
+      }
+    })))
+
+/** How long a buyer told `goods_unavailable` is asked to wait when the code host named no time. */
+const GOODS_RETRY_AFTER_SECONDS = 30
+
+/**
+ * The archive's first bytes, pulled before any header is committed: a code host that fails at once (a 5xx, a
+ * rate limit, a refusal; with GitHub, the first pull is the request for the tarball) is known while a problem
+ * can still be answered. The rest streams from where the first pull left off, inside the request's scope
+ * (which lasts until the response has been sent). An archive that ends at once is an empty body.
+ */
+const firstBytes = (body: Goods["body"]): Effect.Effect<Either.Either<Goods["body"], CodeHostError>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pull = yield* Stream.toPull(body)
+    for (;;) {
+      const next = yield* Effect.either(pull)
+      if (Either.isLeft(next)) {
+        return Option.match(next.left, {
+          onNone: () => Either.right(Stream.empty),
+          onSome: (e) => Either.left(e)
+        })
+      }
+      if (Chunk.isNonEmpty(next.right)) {
+        return Either.right(Stream.concat(Stream.fromChunk(next.right), Stream.repeatEffectChunkOption(pull)))
+      }
+    }
+  })
+
+/**
+ * A settled sale whose archive the code host could not give: 503 `goods_unavailable`, never a 200 with a cut
+ * body or a closed socket. The sale stays settled; the answer carries what a 200 would (the receipt link in
+ * the body and in `Link`, and for a purchase the settlement receipt), so the buyer knows the goods are owed.
+ */
+const goodsUnavailable = (goods: Goods, e: CodeHostError, receiptHeader: { readonly name: string; readonly value: string } | null) => {
+  const retryAfterSeconds = e.retryAfterSeconds ?? GOODS_RETRY_AFTER_SECONDS
+  const problem = Schema.encodeSync(P.GoodsUnavailable)(
+    new GoodsUnavailable({
+      receipt: goods.receipt,
+      retryAfterSeconds,
+      detail: `This purchase is paid and recorded, but the code host could not deliver its archive just now (${e.reason === "rate_limited" ? "its rate limit was reached" : e.reason === "unavailable" ? "it did not answer" : "it refused the download"}). Nothing is lost: the receipt link (Link rel="receipt", and "receipt" here) downloads the same commit for 7 days after payment; try it after Retry-After.`
+    })
+  )
+  return problemResponse(problem, {
+    link: `<${goods.receipt}>; rel="receipt"`,
+    "cache-control": "no-store",
+    "retry-after": String(retryAfterSeconds),
+    ...(receiptHeader === null ? {} : { [receiptHeader.name.toLowerCase()]: receiptHeader.value })
+  })
+}
+
+const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
+    const options = {
+      contentType: GOODS_MIME_TYPE,
+      headers: {
+        "content-disposition": `attachment; filename="${goods.filename}"`,
+        link: `<${goods.receipt}>; rel="receipt"`,
+        "cache-control": "private, no-store",
+        ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
+      }
+    }
+    // An archive the code host adapter already held whole goes out in one write, with its Content-Length.
+    const whole = wholeArchiveBytes(goods.body)
+    if (whole !== undefined) return HttpServerResponse.uint8Array(whole, options)
+    const started = yield* firstBytes(goods.body)
+    if (Either.isLeft(started)) {
+      yield* Effect.logWarning(`Paid goods of sale ${goods.sale.id} could not be fetched from the code host (${started.left.reason}): 503 goods_unavailable with the receipt link`)
+      return goodsUnavailable(goods, started.left, receipt)
+    }
+    return HttpServerResponse.stream(abortOnFailure(started.right, request), options)
+  })
+
+/** The problems an unpaid checkout request can end in, as the API encodes them. */
+const OFFER_PROBLEMS = {
+  NotFound: P.NotFound,
+  CheckoutGone: P.CheckoutGone,
+  NotSelling: P.NotSelling,
+  PaymentsUnavailable: P.PaymentsUnavailable,
+  RateLimited: P.RateLimited,
+  HostUnavailable: P.HostUnavailable
+} as const
+
+const decoder = new TextDecoder()
+
+/** Blockhash requests a client address may make a minute: a few per purchase, never a free RPC proxy. */
+export const SOLANA_BLOCKHASH_PER_MINUTE = 30
+
+const noStore = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "cache-control", "no-store")))
+
+/**
+ * A browser asking a checkout that cannot be paid gets the problem as a page (same status, same x402 headers);
+ * x402 clients keep the problem+json. Anything unexpected is left to the guard, as for every route.
+ */
+const forBrowser = <E extends { readonly _tag: string }, R>(answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  answer.pipe(
+    Effect.map((res) => {
+      if (res.status === 402 || res.body._tag !== "Uint8Array") return res
+      const problem = JSON.parse(decoder.decode(res.body.body)) as P.ProblemJson
+      const kept = Object.fromEntries(Object.entries(res.headers).filter(([k]) => k === "payment-required" || k === "cache-control"))
+      return checkoutProblemPage(problem, kept)
+    }),
+    Effect.catchIf(
+      (e): e is E => e._tag in OFFER_PROBLEMS,
+      (e) => Effect.succeed(checkoutProblemPage(Schema.encodeSync(OFFER_PROBLEMS[e._tag as keyof typeof OFFER_PROBLEMS] as unknown as Schema.Schema<P.ProblemJson, P.ProblemJson>)(e as never)))
+    )
+  )
+
+export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
+  Effect.gen(function*() {
+    const purchases = yield* Purchases
+    const { baseUrl } = yield* PublicOrigin
+    const limiter = yield* RateLimiter
+    const chains = yield* Chains
+    /** For the checkout page's live Solana payment: the page may not ask an RPC endpoint itself. */
+    const solanaBlockhash = Effect.gen(function*() {
+      yield* noStore
+      const client = yield* clientAddress
+      yield* limiter.consume(`checkout:blockhash:${client}`, SOLANA_BLOCKHASH_PER_MINUTE, 60_000).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many blockhash requests from this address; try again shortly." }))
+      )
+      const latest = yield* chains.latestSolanaBlockhash.pipe(
+        Effect.mapError(() => new PaymentsUnavailable({ detail: "The server's Solana RPC endpoint did not answer with a recent blockhash. Try again shortly." }))
+      )
+      if (Option.isNone(latest)) {
+        return yield* new PaymentsUnavailable({ detail: "This server reads no Solana RPC endpoint (SOLANA_RPC_URL is off), so live Solana payments cannot be built in the browser. Pay with an x402 client, or on Base." })
+      }
+      return { blockhash: latest.value.blockhash, last_valid_block_height: latest.value.lastValidBlockHeight }
+    })
+    const redownloads = yield* Redownloads
+    const { offer, redownload } = redownloadAnswers(purchases, redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
+
+    const checkout = (id: string, livemode: boolean) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { headers } = request
+        if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
+          const proof = headers[SIWX_REQUEST_HEADER]
+          if (proof !== undefined) return yield* redownload(id, livemode, proof)
+          return yield* (prefersHtml(headers["accept"]) ? forBrowser(offer(id, livemode)) : offer(id, livemode))
+        }
+        const payment = decodePaymentHeader({ "payment-signature": headers["payment-signature"], "x-payment": headers["x-payment"] })
+        if (Either.isLeft(payment)) {
+          const field = headers["payment-signature"] !== undefined ? "PAYMENT-SIGNATURE" : "X-PAYMENT"
+          return yield* InvalidInput.forField(field, payment.left)
+        }
+        const version = payment.right.x402Version
+        return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress).pipe(
+          Effect.flatMap((goods) => delivery(goods, version, request)),
+          // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
+          Effect.catchTags({
+            PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason, {}, e.detail),
+            SettlementFailed: (e: SettlementFailed) => {
+              const failed = paymentResponseHeader(
+                { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
+                version
+              )
+              return offer(id, livemode, e.reason, { [failed.name.toLowerCase()]: failed.value }, e.detail)
+            }
+          })
+        )
+      })
+
+    return handlers
+      .handle("checkout", ({ path }) => checkout(path.id, true))
+      .handle("testCheckout", ({ path }) => checkout(path.id, false))
+      .handle("solanaBlockhash", () => solanaBlockhash)
+      .handle("download", ({ path }) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const goods = yield* redownloads.byReceipt(path.token, yield* clientAddress)
+          return yield* delivery(goods, null, request)
+        }))
+  }))

@@ -1,0 +1,54 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { formatUsd } from "../../model/Money.js"
+import { Dashboard, type LedgerRow } from "../../usecases/Dashboard.js"
+import { Webhooks } from "../../usecases/Webhooks.js"
+import { Api } from "../Api.js"
+import { CurrentPrincipal } from "../Security.js"
+import type * as S from "../Schemas.js"
+
+const saleView = ({ sale, webhook }: LedgerRow): typeof S.SaleView.Type => ({
+  id: sale.id,
+  repo: sale.repo,
+  amount_usd: formatUsd(sale.amount),
+  amount: sale.amount.toString(),
+  network: sale.network,
+  asset: sale.asset,
+  payer: sale.payer,
+  transaction: sale.transaction,
+  settled_at: (sale.settledAt ?? sale.createdAt).toISOString(),
+  livemode: sale.livemode,
+  webhook: webhook === null
+    ? { status: "none", attempts: 0, last_error: null }
+    : { status: webhook.status, attempts: webhook.attempts, last_error: webhook.lastError }
+})
+
+export const SalesHandlers = HttpApiBuilder.group(Api, "sales", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard
+    const webhooks = yield* Webhooks
+    return handlers
+      .handle("listSales", ({ urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (p) =>
+          dashboard.sales(p, {
+            livemode: urlParams.livemode === undefined ? undefined : urlParams.livemode === "true",
+            cursor: urlParams.cursor,
+            limit: urlParams.limit
+          })).pipe(
+            Effect.map((page) => ({
+              sales: page.rows.map(saleView),
+              next_cursor: page.nextCursor,
+              totals: page.totals.map((t) => ({
+                chain: t.chain,
+                livemode: t.livemode,
+                amount_usd: formatUsd(t.amount),
+                amount: t.amount.toString(),
+                count: t.count
+              }))
+            }))
+          ))
+      .handle("redeliver", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (p) => webhooks.redeliver(p, path.id)).pipe(
+          Effect.map((event) => ({ event_id: event.id, status: "pending" as const }))
+        ))
+  }))

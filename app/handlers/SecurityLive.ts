@@ -1,0 +1,24 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Unauthenticated } from "../../model/Errors.js"
+import { Auth } from "../../usecases/Auth.js"
+import { Authentication, OptionalAuthentication } from "../Security.js"
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.map(Auth, (auth) => ({ bearer: (token: Redacted.Redacted<string>) => auth.authenticate(token) }))
+)
+
+const BEARER = /^Bearer (\S+)$/i
+
+export const OptionalAuthenticationLive = Layer.effect(
+  OptionalAuthentication,
+  Effect.map(Auth, (auth) =>
+    Effect.gen(function*() {
+      const header = (yield* HttpServerRequest.HttpServerRequest).headers["authorization"]
+      if (header === undefined || header === "") return Option.none()
+      const match = BEARER.exec(header)
+      if (!match) return yield* new Unauthenticated({ detail: "Authorization must be \"Bearer <credential>\"." })
+      return Option.some(yield* auth.authenticate(Redacted.make(match[1]!)))
+    }))
+)

@@ -1,0 +1,6 @@
+import { Context, type Effect } from "effect"
+
+/** Whether the host can serve: its database answers (within 2 s). Hosts without one (memory) are always ready. */
+export class HealthCheck extends Context.Tag("repomarket/HealthCheck")<HealthCheck, {
+  readonly databaseReachable: Effect.Effect<boolean>
+}>() {}

@@ -1,0 +1,192 @@
+import { Effect, Option, Redacted } from "effect"
+import { type Checkout, checkoutPath, testCheckoutPath } from "../model/Checkout.js"
+import { InvalidInput, NotFound, RateLimited, WalletProofRefused } from "../model/Errors.js"
+import type { CheckoutId } from "../model/Ids.js"
+import type { Chain } from "../model/Wallet.js"
+import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../model/rules/SiwxNonce.js"
+import { now } from "../model/rules/Tokens.js"
+import { Chains } from "../ports/Chains.js"
+import { ListingStore } from "../ports/ListingStore.js"
+import { PublicOrigin } from "../ports/PublicOrigin.js"
+import { RateLimiter } from "../ports/RateLimiter.js"
+import { SaleLedger } from "../ports/SaleLedger.js"
+import { SecretBox } from "../ports/SecretBox.js"
+import { SingleUse } from "../ports/SingleUse.js"
+import type { SiwxChallenge } from "../model/Payment.js"
+import { WalletProof } from "../ports/WalletProof.js"
+import { type Goods, Purchases } from "./Purchases.js"
+
+/** The header a wallet's proof arrives in (x402 Sign-In-With-X). */
+export const SIWX_HEADER = "SIGN-IN-WITH-X"
+
+export type { SiwxChallenge } from "../model/Payment.js"
+
+/** What a returning wallet is asked to sign. */
+export const SIWX_STATEMENT = "Sign in to re-download what this wallet bought"
+
+/**
+ * Re-downloads of one sale's goods (by its receipt link or by its paying wallet) an hour. A buyer needs one
+ * download and a few more for a broken one or a second machine; ten leaves room for that and for a script that
+ * retries, while one receipt shared around cannot become a free mirror (archives are kept on the server, so
+ * this protects its bandwidth more than the code host's quota).
+ */
+export const REDOWNLOADS_PER_RECEIPT_PER_HOUR = 10
+
+/**
+ * Re-downloads one client address may make an hour, over all its receipts: three receipts' worth at the
+ * per-receipt limit, so a buyer of several listings (or a small office behind one address) is not held up, and
+ * an address holding many receipts cannot turn them into a stream of downloads.
+ */
+export const REDOWNLOADS_PER_CLIENT_PER_HOUR = 30
+
+/** Downloads of one sale's goods running at once: a retry beside a stalled one, not a parallel mirror. */
+export const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2
+
+/** What a re-download refused for running beside others asks the client to wait (seconds). */
+export const CONCURRENT_RETRY_AFTER_SECONDS = 15
+
+const HOUR_MS = 60 * 60 * 1000
+
+/**
+ * Re-download with the paying wallet (DECISIONS.md, Checkout: the buyer recovers with what only the buyer
+ * holds). Every 402 carries a challenge; a wallet that signs it and has a settled sale of the checkout's
+ * listing gets that sale's goods again — the commit it paid for, on the checkout it paid on or any later one of
+ * the same listing, also after a reprice or a takedown. No payment, no new sale, nothing settles.
+ */
+export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownloads", {
+  effect: Effect.gen(function*() {
+    const store = yield* ListingStore
+    const ledger = yield* SaleLedger
+    const chains = yield* Chains
+    const box = yield* SecretBox
+    const singleUse = yield* SingleUse
+    const proofs = yield* WalletProof
+    const purchases = yield* Purchases
+    const limiter = yield* RateLimiter
+    const { baseUrl } = yield* PublicOrigin
+    const domain = new URL(baseUrl).host
+
+    /** Downloads of each sale running in this process (a count per sale id; absent is none). */
+    const running = new Map<string, number>()
+
+    /**
+     * Admits one re-download of a settled sale's goods for `client`: a slot among the sale's concurrent
+     * downloads, held until the caller's scope closes (for HTTP: until the response has been sent), then the
+     * receipt's and the client's hourly budgets, in that order. Refusals are 429 with Retry-After. The purchase itself (and
+     * the buyer's payment-identifier retry, limited with payment attempts) never comes here.
+     */
+    const admit = Effect.fn("Redownloads.admit")(function*(goods: Goods, client: string) {
+      const id = goods.sale.id
+      yield* Effect.acquireRelease(
+        Effect.suspend(() => {
+          const now = running.get(id) ?? 0
+          if (now >= CONCURRENT_DOWNLOADS_PER_RECEIPT) {
+            return Effect.fail(new RateLimited({
+              retryAfterSeconds: CONCURRENT_RETRY_AFTER_SECONDS,
+              detail: `This purchase is already downloading ${now} times at once; wait for one to finish.`
+            }))
+          }
+          running.set(id, now + 1)
+          return Effect.void
+        }),
+        () =>
+          Effect.sync(() => {
+            const left = (running.get(id) ?? 1) - 1
+            if (left <= 0) running.delete(id)
+            else running.set(id, left)
+          })
+      )
+      // The receipt's budget first: a link requested past its own limit is refused before it costs the client
+      // anything, so hammering one receipt does not lock its client out of its other purchases for the hour.
+      // (A refusal by the client's budget has then spent one of the receipt's: only for a client already at
+      // its limit.)
+      yield* limiter.consume(`redownload:sale:${id}`, REDOWNLOADS_PER_RECEIPT_PER_HOUR, HOUR_MS).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `This purchase was downloaded ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} times in the last hour; try again later.` }))
+      )
+      yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
+        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
+      )
+      return goods
+    })
+
+    /** `GET /downloads/<token>`: the receipt's goods again, within the re-download limits. */
+    const byReceipt = Effect.fn("Redownloads.byReceipt")(function*(token: string, client: string) {
+      return yield* admit(yield* purchases.download(token), client)
+    })
+
+    const terms = (checkout: Checkout, livemode: boolean) => ({
+      uri: baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id)),
+      networks: checkout.chains.map((chain) => ({ chain, network: chains.facts(chain, livemode).network }))
+    })
+
+    /** A fresh challenge for a checkout: stateless (see SiwxNonce), so nothing is stored to issue it. */
+    const challenge = Effect.fn("Redownloads.challenge")(function*(checkout: Checkout, livemode: boolean) {
+      const { networks, uri } = terms(checkout, livemode)
+      // Whole seconds: the nonce carries the issue time in seconds, and the signed message must match it.
+      const issuedAt = new Date(Math.floor((yield* now).getTime() / 1000) * 1000)
+      const nonce = mintSiwxNonce(box.randomBytes(8), issuedAt, uri, box.mac)
+      return {
+        domain,
+        uri,
+        statement: SIWX_STATEMENT,
+        nonce,
+        issuedAt,
+        expiresAt: new Date(issuedAt.getTime() + SIWX_CHALLENGE_TTL_MS),
+        networks
+      } satisfies SiwxChallenge
+    })
+
+    /** A challenge for any known checkout, current or not (a voided one still re-downloads what it sold). */
+    const challengeFor = Effect.fn("Redownloads.challengeFor")(function*(id: string, livemode: boolean) {
+      const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+      return Option.isNone(found) ? Option.none() : Option.some(yield* challenge(found.value.checkout, livemode))
+    })
+
+    const refused = (reason: string, detail: string) => new WalletProofRefused({ reason, detail })
+
+    /**
+     * A request carrying a wallet's proof and no payment. Looked up by (listing, payer) before any check that
+     * the checkout is current: a wallet re-downloads what it paid for whatever became of the checkout.
+     */
+    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string, client: string) {
+      const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+      if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
+      const { checkout } = found.value
+      const { networks, uri } = terms(checkout, livemode)
+      const wallet = yield* proofs.verify(proof, { domain, uri, networks: networks.map((n) => n.network) }).pipe(
+        Effect.mapError((e) => e.reason === "malformed" ? InvalidInput.forField(SIWX_HEADER, e.message) : refused(e.reason, e.message))
+      )
+      const issued = openSiwxNonce(wallet.nonce, uri, box.verifyMac)
+      if (issued === null) return yield* refused("invalid_siwx_nonce", "The nonce was not issued by this checkout; sign the challenge of a fresh 402.")
+      if (wallet.issuedAt.getTime() !== issued.issuedAt.getTime()) {
+        return yield* refused("invalid_siwx_issued_at", "The signed issuedAt is not the challenge's.")
+      }
+      if (wallet.expiresAt !== null && wallet.expiresAt.getTime() > issued.expiresAt.getTime()) {
+        return yield* refused("invalid_siwx_expiration_time", "The signed expirationTime is later than the challenge's.")
+      }
+      if ((yield* now).getTime() >= issued.expiresAt.getTime()) {
+        return yield* refused("invalid_siwx_expired", "The challenge has expired; sign the challenge of a fresh 402.")
+      }
+      const chain = networks.find((n) => n.network === wallet.network)!.chain
+      // One redemption per nonce and wallet: a captured header cannot be replayed. (The front door may hand
+      // the same 402, so the same nonce, to several wallets within a moment; each may redeem it once.)
+      const who = chain === "base" ? wallet.address.toLowerCase() : wallet.address
+      const digest = box.digest(Redacted.make(`${wallet.nonce}:${wallet.network}:${who}`))
+      if (!(yield* singleUse.spend("siwx-nonce", digest, issued.expiresAt))) {
+        return yield* refused("invalid_siwx_nonce", "This signed challenge was already used; sign the challenge of a fresh 402.")
+      }
+      const sale = yield* ledger.findSettledByPayer({ listingId: checkout.listingId, livemode, chain, payer: wallet.address })
+      if (Option.isNone(sale)) {
+        return yield* refused(
+          "siwx_no_purchase",
+          `The wallet ${wallet.address} has no settled ${livemode ? "" : "test "}purchase of this listing on ${wallet.network}; pay to buy it.`
+        )
+      }
+      const s = sale.value
+      const goods = yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
+      return yield* admit(goods, client)
+    })
+
+    return { challenge, challengeFor, redeem, byReceipt, admit } as const
+  })
+}) {}
