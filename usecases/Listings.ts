@@ -5,6 +5,7 @@ import type { Principal } from "../model/Credentials.js"
 import { AlreadyListed, Forbidden, NotFound, RateLimited } from "../model/Errors.js"
 import { type CheckoutId, IdPrefix, type ListingId, type SealedSecret } from "../model/Ids.js"
 import { hostPatAad, Listing } from "../model/Listing.js"
+import { HostTokens } from "./HostTokens.js"
 import { noWallets } from "../model/Wallet.js"
 import { FieldErrors, pricePatch, walletPatches } from "../model/rules/Fields.js"
 import { parseHostUrl } from "../model/rules/HostUrl.js"
@@ -72,6 +73,7 @@ const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.
  * opening a listing's sealed code-host token. A change of terms voids the checkout and mints a new one.
  */
 export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
+  dependencies: [HostTokens.Default],
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
     const accounts = yield* AccountStore
@@ -101,10 +103,7 @@ export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
     const lookUp = (ref: { owner: string; name: string }, token: Option.Option<Redacted.Redacted<string>>) =>
       Effect.mapError(host.repo(ref, token), fromCodeHost)
 
-    const tokenOf = (listing: Listing) =>
-      listing.hostPat === null
-        ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
-        : box.open(listing.hostPat, hostPatAad(listing)).pipe(Effect.map(Option.some), Effect.orDie)
+    const { tokenOf } = yield* HostTokens
 
     /**
      * The slow part of applying terms, done before any transaction: mints the new checkout id and seals a

@@ -1,0 +1,34 @@
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE, TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../model/SettlementReasons.js"
+
+/**
+ * What a buyer is told, word for word, where a purchase does not end in goods. Kept apart from the decisions so the
+ * rules read short; the decisions (which message, when) stay in the purchase files.
+ */
+
+/** What a payment already on the ledger is answered with, when it does not come with its buyer's id. */
+export const ALREADY_USED = "This payment was already used. Every part of a settled payment is public on chain, so presenting it again never unlocks the goods by itself. Recover the purchase with the receipt link (Link rel=\"receipt\") of the first answer, by presenting the payment again with the x402 payment-identifier id it was sent with, or with x402 Sign-In-With-X using the paying wallet."
+
+/** What a buyer is told of a settlement that failed, by its reason. */
+export const settlementFailedDetail = (reason: string): string =>
+  reason === AUTHORIZATION_USED_ELSEWHERE
+    ? "The payment's authorization was used on chain by another transfer of the payer (same nonce, other recipient or amount), so this payment can never settle; nothing was delivered."
+    : reason === AUTHORIZATION_CANCELED
+    ? "The payer cancelled the payment's authorization on chain, so it can never settle; nothing was delivered."
+    : reason === TRANSACTION_FAILED
+    ? "The payment's transaction failed on chain, so it can never settle; nothing was delivered."
+    : reason === TRANSFER_MISMATCH
+    ? "The transaction that carries the payment's signature on chain does not pay this sale (another recipient, asset or amount), so this payment can never settle it; nothing was delivered."
+    : "The payment could not be settled; nothing was delivered."
+
+/** A settle sent but not answered: the sale stays pending (503 with Retry-After). */
+export const SETTLEMENT_PENDING = "The payment was sent for settlement but its outcome is not known yet, so it may have been charged. It is recorded and will not be charged twice: retry shortly with the same payment (and its payment-identifier) to receive the goods once it settles."
+
+/** A payment-identifier id presented with a payment that is not that purchase's. */
+export const PAYMENT_ID_CONFLICT = "This payment-identifier id names another purchase of this payer, and this payment is not that purchase's (other terms, another checkout, or not validly signed by the payer). To retry that purchase send the same payment (or a new one signed by the same payer for the same terms at the same checkout) with the id; for a new purchase use a new id."
+
+/** Live payments asked for where no facilitator is configured. */
+export const LIVE_PAYMENTS_OFF = "Live payments are off: the operator has not configured an x402 facilitator. The test checkout still works."
+
+/** The facilitator did not answer a step that moves no money. */
+export const facilitatorUnavailable = (what: string): string =>
+  `The payment facilitator could not ${what}; nothing was charged by this request. Try again shortly.`

@@ -1,0 +1,59 @@
+import { Effect, Option } from "effect"
+import { checkoutPath, testCheckoutPath } from "../../model/Checkout.js"
+import { CheckoutGone, NotFound, NotSelling, PaymentsUnavailable } from "../../model/Errors.js"
+import type { CheckoutId } from "../../model/Ids.js"
+import { requirementsOf } from "../../model/rules/Requirements.js"
+import { isSelling } from "../../model/rules/Selling.js"
+import type { Facilitator } from "../../ports/PaymentFacilitator.js"
+import type { PurchaseDeps } from "./Deps.js"
+import { facilitatorUnavailable, LIVE_PAYMENTS_OFF } from "./Messages.js"
+import type { Quote } from "./Types.js"
+
+/** The current checkout, the facilitator of a mode and the 402 offer. */
+export const makeQuoting = ({ baseUrl, chains, facilitators, pageOf, store }: PurchaseDeps) => {
+  /** The checkout, if it is current: unknown is 404, voided (repriced, re-walleted, taken down) is 410. */
+  const current = Effect.fn("Purchases.current")(function*(id: string) {
+    const found = yield* store.findCheckoutWithListing(id as CheckoutId)
+    if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
+    const { checkout, listing } = found.value
+    const page = pageOf(checkout.repo)
+    // Current means: not voided, and still the listing's own checkout. The second test also catches a
+    // checkout orphaned by two concurrent reprices, so no stale price can ever be paid.
+    if (checkout.isVoid || Option.isNone(listing) || !listing.value.isLive || listing.value.checkoutId !== checkout.id) {
+      return yield* new CheckoutGone({ page, detail: `This checkout was replaced or withdrawn; see ${page} for the current one.` })
+    }
+    return { checkout, listing: listing.value, page }
+  })
+
+  const facilitatorFor = (livemode: boolean): Effect.Effect<Facilitator, PaymentsUnavailable> =>
+    livemode
+      ? Option.match(facilitators.live, {
+        onNone: () => Effect.fail(new PaymentsUnavailable({ detail: LIVE_PAYMENTS_OFF })),
+        onSome: Effect.succeed
+      })
+      : Effect.succeed(facilitators.test)
+
+  /** A facilitator step that moves no money did not answer: 503, nothing charged. */
+  const unavailable = (what: string) => () => new PaymentsUnavailable({ detail: facilitatorUnavailable(what) })
+
+  /** The 402 offer: one requirement per chain the listing has a payout address for. */
+  const quote = Effect.fn("Purchases.quote")(function*(id: string, livemode: boolean) {
+    const { checkout, listing, page } = yield* current(id)
+    if (!isSelling(listing) || checkout.price === null || checkout.chains.length === 0) {
+      return yield* new NotSelling({ page, detail: "This listing is not selling right now (no price or no payout wallet)." })
+    }
+    yield* facilitatorFor(livemode)
+    // A chain the facilitator cannot serve right now (e.g. it names no Solana fee payer) is left out of
+    // the offer; with no chain left there is nothing to pay.
+    const extras = yield* Effect.forEach(checkout.chains, (chain) =>
+      Effect.map(Effect.option(facilitators.extra(chain, livemode)), (extra) => [chain, extra] as const))
+    const extraOf = new Map(extras.flatMap(([chain, extra]) => Option.isSome(extra) ? [[chain, extra.value] as const] : []))
+    if (extraOf.size === 0) return yield* unavailable("describe its payment options")()
+    const resource = baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id))
+    const requirements = requirementsOf(checkout, livemode, resource, (c) => chains.facts(c, livemode), (c) => extraOf.get(c) ?? {})
+      .filter((r) => extraOf.has(r.chain))
+    return { checkout, listing, livemode, requirements, resource, page } satisfies Quote
+  })
+
+  return { current, facilitatorFor, unavailable, quote } as const
+}

@@ -1,0 +1,82 @@
+import { Effect, Option, Redacted, Schedule } from "effect"
+import { PaymentIdConflict, PaymentRejected, SettlementFailed, SettlementPending } from "../../model/Errors.js"
+import type { Listing } from "../../model/Listing.js"
+import type { Sale } from "../../model/Sale.js"
+import { matchesTerms } from "../../model/rules/Requirements.js"
+import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
+import type { PurchaseDeps } from "./Deps.js"
+import type { makeGoods } from "./Goods.js"
+import { ALREADY_USED, PAYMENT_ID_CONFLICT, SETTLEMENT_PENDING } from "./Messages.js"
+
+/** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
+const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
+
+/**
+ * A payment the ledger already holds: its buyer's retry (recognised by the payment-identifier id, checked to be
+ * that purchase) gets the goods once settled; anyone else presenting it gets no goods, ever.
+ */
+export const makeRecovery = (
+  { box, chains, ledger, settlements }: PurchaseDeps,
+  { goodsOf, settlementOf }: ReturnType<typeof makeGoods>
+) => {
+  const settlementUnknown = new SettlementPending({ retryAfterSeconds: 10, detail: SETTLEMENT_PENDING })
+
+  const idConflict = new PaymentIdConflict({ detail: PAYMENT_ID_CONFLICT })
+
+  /**
+   * A pending sale, given a moment: a settle in flight usually lands within it; then the chain (or the
+   * facilitator) is asked. Answers the sale as it then stands, possibly still pending.
+   */
+  const settling = Effect.fnUntraced(function*(pending: Sale) {
+    const sale = yield* Effect.flatten(ledger.findById(pending.id)).pipe(
+      Effect.orDie,
+      Effect.filterOrFail((s) => s.status !== "pending", () => "still_pending" as const),
+      Effect.retry(SETTLING_WAIT),
+      Effect.orElseSucceed(() => pending)
+    )
+    return sale.status === "pending" ? yield* settlements.resolve(sale) : sale
+  })
+
+  const failedEarlier = (sale: Sale) =>
+    new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })
+
+  /**
+   * A payment already on the ledger, presented without its buyer's payment-identifier id: it never settles
+   * twice and never unlocks the goods (its every byte is public once settled). Settled → 402
+   * `payment_already_used` naming the ways to recover; failed → its failure again; pending → 503 until known.
+   */
+  const alreadyPresented = Effect.fnUntraced(function*(existing: Sale) {
+    const sale = existing.status === "pending" ? yield* settling(existing) : existing
+    if (sale.status === "pending") return yield* settlementUnknown
+    if (sale.status === "failed") return yield* failedEarlier(sale)
+    return yield* new PaymentRejected({ reason: "payment_already_used", detail: ALREADY_USED })
+  })
+
+  /** A purchase retried with its buyer's id (already checked to be that purchase): its goods, once settled. */
+  const recovered = Effect.fnUntraced(function*(existing: Sale, held?: Listing) {
+    const sale = existing.status === "pending" ? yield* settling(existing) : existing
+    if (sale.status === "pending") return yield* settlementUnknown
+    if (sale.status === "failed") return yield* failedEarlier(sale)
+    return yield* goodsOf(sale, settlementOf(sale), held)
+  })
+
+  /** The keyed digest a payment-identifier id is stored as: a leaked ledger does not reveal ids. */
+  const paymentIdDigest = (network: string, payer: string, id: Redacted.Redacted<string>) =>
+    box.mac(`payment-id:${network}:${payer}:${Redacted.value(id)}`)
+
+  /**
+   * The buyer's retry of the purchase it made with this payment-identifier id: the payment must be signed by
+   * the sale's payer, for the sale's terms, at the sale's checkout. The signature is checked here, with
+   * no facilitator; its time window is not (a retry may come after the authorization lapsed).
+   */
+  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment) {
+    if (sale.checkoutId !== id || sale.livemode !== livemode || payment.network !== sale.network) return yield* idConflict
+    const claimed = Option.getOrNull(payment.accepted)
+    if (claimed !== null && !matchesTerms(sale.chain, claimed, sale)) return yield* idConflict
+    const terms = { network: sale.network, asset: sale.asset, amount: sale.amount, payTo: sale.payTo, extra: chains.facts(sale.chain, sale.livemode).extra }
+    yield* chains.checkPayment(sale.chain, payment.payload, terms, Option.none()).pipe(Effect.mapError(() => idConflict))
+    return yield* recovered(sale)
+  })
+
+  return { settlementUnknown, idConflict, alreadyPresented, recovered, paymentIdDigest, retry } as const
+}
