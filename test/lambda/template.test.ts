@@ -4,13 +4,12 @@ import { LAMBDA_REQUIRED_SETTINGS } from "../../hosts/lambda/LambdaPorts.js"
 
 const root = new URL("../../", import.meta.url)
 const template = readFileSync(new URL("hosts/lambda/template.yaml", root), "utf8")
-const readme = readFileSync(new URL("README.md", root), "utf8")
+const settingsPage = readFileSync(new URL("docs/settings.md", root), "utf8")
 
-/** Every setting named in the README's "Settings" table (the operator settings of DECISIONS.md). */
+/** Every setting named in the table of docs/settings.md (the operator settings of the product rulings, and the rest). */
 const documentedSettings = () => {
-  const section = readme.slice(readme.indexOf("## Settings"), readme.indexOf("\n## ", readme.indexOf("## Settings") + 1))
   const names = new Set<string>()
-  for (const line of section.split("\n").filter((l) => l.startsWith("| `"))) {
+  for (const line of settingsPage.split("\n").filter((l) => l.startsWith("| `"))) {
     for (const match of line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(match[1]!)
   }
   return [...names]
