@@ -1,21 +1,57 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
 import { SecretBoxAesGcm } from "../adapters/crypto/SecretBoxAesGcm.js"
-import { MailerLive } from "../adapters/mail/MailerLive.js"
 import { CodeHostGithub } from "../adapters/github/CodeHostGithub.js"
 import { CodeHostIdentityGithub } from "../adapters/github/CodeHostIdentityGithub.js"
+import { MailerLive } from "../adapters/mail/MailerLive.js"
 import { RateLimiterMemory } from "../adapters/memory/RateLimiterMemory.js"
-import { WebhookSenderHttp } from "../adapters/webhook/WebhookSenderHttp.js"
 import { PackagerTarGz } from "../adapters/packaging/PackagerTarGz.js"
-import { WalletProofSiwx } from "../adapters/x402/WalletProofSiwx.js"
-import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.js"
 import { ChangeFeedNone, ChangeFeedPg } from "../adapters/sql/ChangeFeed.js"
 import { DatabaseLive, sharedDatabaseConfigured } from "../adapters/sql/DatabaseLive.js"
+import { HealthCheckSql } from "../adapters/sql/HealthCheckSql.js"
 import { RateLimiterSql } from "../adapters/sql/RateLimiterSql.js"
 import { StorageSql } from "../adapters/sql/SqlLive.js"
-import { Effect } from "effect"
-import { HealthCheckSql } from "../adapters/sql/HealthCheckSql.js"
+import { WebhookSenderHttp } from "../adapters/webhook/WebhookSenderHttp.js"
+import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.js"
+import { WalletProofSiwx } from "../adapters/x402/WalletProofSiwx.js"
+import type { Mailer } from "../ports/Mailer.js"
+import type { RateLimiter } from "../ports/RateLimiter.js"
+import type { SecretBox } from "../ports/SecretBox.js"
+import type { StoragePorts } from "../app/AppLayer.js"
 import { PublicOriginFromConfig } from "./Settings.js"
+
+/**
+ * What differs between hosts: where data lives (and what comes with it: rate limits, the change feed, the health
+ * check), where the keys come from, and how mail goes out. Everything else is the same adapter on every host.
+ */
+export interface PortChoices<S, E1, E2, E3> {
+  /** The storage ports (`StoragePorts`) and the rate limiter, with whatever else the host's storage brings. */
+  readonly storage: Layer.Layer<S, E1>
+  /** The secret box (AES-256-GCM) and where its keys come from. */
+  readonly secretBox: Layer.Layer<SecretBox, E2>
+  /** How sign-in links and other mail leave. */
+  readonly mailer: Layer.Layer<Mailer, E3>
+}
+
+/**
+ * The composition root: every port the application is written against, from a host's choices. GitHub's API
+ * (`GITHUB_API_URL`, optional `GITHUB_TOKEN`), the chains, x402 facilitators, webhooks, packaging and
+ * Sign-In-With-X are the same adapters on every host; their settings are read from the environment.
+ */
+export const composePorts = <S, E1, E2, E3>(choices: PortChoices<S, E1, E2, E3>) =>
+  Layer.mergeAll(
+    choices.storage,
+    choices.secretBox,
+    choices.mailer,
+    CodeHostGithub,
+    CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
+    ChainsLive,
+    WebhookSenderHttp,
+    PublicOriginFromConfig,
+    PaymentFacilitatorLive,
+    PackagerTarGz,
+    WalletProofSiwx
+  )
 
 /**
  * On a PostgreSQL server other hosts may share, limits are counted there and writes announced there
@@ -27,20 +63,12 @@ const SharedOrAlone = Layer.unwrapEffect(
 )
 
 /**
- * The adapters `npm start` runs on: nothing to install or configure. Storage is PostgreSQL when
- * `DATABASE_URL` is set, else an embedded PostgreSQL (PGlite) persisted under `DATA_DIR`.
+ * The Node host's choices, what `npm start` runs on with nothing to install or configure: PostgreSQL when
+ * `DATABASE_URL` is set, else an embedded PostgreSQL (PGlite) persisted under `DATA_DIR`; keys from
+ * `SECRET_KEYS` or generated under `DATA_DIR`; mail over `SMTP_URL` or into the log.
  */
-export const DefaultPorts = Layer.mergeAll(
-  Layer.mergeAll(StorageSql, SharedOrAlone, HealthCheckSql).pipe(Layer.provide(DatabaseLive)),
-  // GitHub's public API (GITHUB_API_URL, optional GITHUB_TOKEN); no fake host is needed to start.
-  CodeHostGithub,
-  CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
-  ChainsLive,
-  SecretBoxAesGcm,
-  MailerLive,
-  WebhookSenderHttp,
-  PublicOriginFromConfig,
-  PaymentFacilitatorLive,
-  PackagerTarGz,
-  WalletProofSiwx
-)
+export const DefaultPorts = composePorts({
+  storage: Layer.mergeAll(StorageSql, SharedOrAlone, HealthCheckSql).pipe(Layer.provide(DatabaseLive)),
+  secretBox: SecretBoxAesGcm,
+  mailer: MailerLive
+})

@@ -1,19 +1,12 @@
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
-import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
 import { makeSecretBox } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { parseSecretKeys } from "../../adapters/crypto/SecretKeys.js"
-import { CodeHostGithub } from "../../adapters/github/CodeHostGithub.js"
-import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
-import { PackagerTarGz } from "../../adapters/packaging/PackagerTarGz.js"
-import { WalletProofSiwx } from "../../adapters/x402/WalletProofSiwx.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { pgClientForUrl, pgTimeoutsConfig } from "../../adapters/sql/PgClientLive.js"
 import { RateLimiterSql } from "../../adapters/sql/RateLimiterSql.js"
-import { WebhookSenderHttp } from "../../adapters/webhook/WebhookSenderHttp.js"
-import { PaymentFacilitatorLive } from "../../adapters/x402/PaymentFacilitatorLive.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { PublicOriginFromConfig } from "../Settings.js"
+import { composePorts } from "../Ports.js"
 
 /**
  * Settings the HTTP host may default but a Lambda deployment must set: there is no local disk that
@@ -71,23 +64,16 @@ export const SecretBoxFromKeys = Layer.effect(
 )
 
 /**
- * The adapters a Lambda instance runs on: DefaultPorts' choices with the development fallbacks removed.
+ * The adapters a Lambda instance runs on: the composition root (hosts/Ports.ts) with the Lambda's choices, the
+ * Node host's development fallbacks removed.
  * Rate limits are counted in PostgreSQL (RateLimiterSql, on the instance's own pool), so every limit holds
  * per deployment however many instances run, as on Node hosts sharing a database.
  */
 export const LambdaPortsLive = Layer.unwrapEffect(Effect.as(
   checkLambdaSettings,
-  Layer.mergeAll(
-    Layer.merge(StorageSql, RateLimiterSql).pipe(Layer.provide(DatabaseFromUrl)),
-    CodeHostGithub,
-    CodeHostIdentityGithub.pipe(Layer.provide(PublicOriginFromConfig)),
-    ChainsLive,
-    SecretBoxFromKeys,
-    MailerSmtp,
-    WebhookSenderHttp,
-    PublicOriginFromConfig,
-    PaymentFacilitatorLive,
-    PackagerTarGz,
-    WalletProofSiwx
-  )
+  composePorts({
+    storage: Layer.merge(StorageSql, RateLimiterSql).pipe(Layer.provide(DatabaseFromUrl)),
+    secretBox: SecretBoxFromKeys,
+    mailer: MailerSmtp
+  })
 ))
