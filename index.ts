@@ -1,76 +1,241 @@
 /**
- * repomarket's core: the domain (models, rules, errors, use cases) and the ports it is written against, as
- * `Context.Tag`s with their error types. Imports only `effect`, so it bundles for a browser or an edge runtime.
+ * repomarket's core, the part an embedder builds on: the model (data and rules), the ports it is written against
+ * (`Context.Tag`s with their data and errors), the use cases with {@link UseCasesLive} that wires them, and the
+ * offline check of a signed receipt ({@link verifyReceipt}). Imports only `effect` (and the receipt check, Web
+ * Crypto), so it bundles for a browser or an edge runtime. Exported by name, chosen on purpose: helpers the
+ * use cases and adapters share (id minting, AAD bindings, base62, patch plumbing, error mapping) stay inside.
  * Adapters (`repomarket/adapters/<family>`), the HTTP application (`repomarket/http`), the Lambda handlers
  * (`repomarket/lambda`), the testing kit (`repomarket/testing`) and the webhook receiver's check
  * (`repomarket/webhooks`) are separate entry points.
  *
  * @packageDocumentation
  */
-export * from "./model/Account.js"
-export * from "./model/Catalog.js"
-export * from "./model/Checkout.js"
-export * from "./model/Credentials.js"
-export * from "./model/Errors.js"
-export * from "./model/Ids.js"
-export * from "./model/Listing.js"
-export * from "./model/Money.js"
-export * from "./model/Sale.js"
-export * from "./model/Wallet.js"
-export * from "./model/WebhookEvent.js"
-export * from "./model/rules/ApiKeyFormat.js"
-export * from "./model/rules/CatalogFacts.js"
-export * from "./model/rules/CatalogQuery.js"
-export * from "./model/rules/Category.js"
-export * from "./model/rules/DeliveryPolicy.js"
-export * from "./model/rules/Email.js"
-export * from "./model/rules/Fields.js"
-export * from "./model/rules/HostUrl.js"
-export * from "./model/rules/ListingsSkipped.js"
-export * from "./model/rules/Ownership.js"
-export * from "./model/rules/PayoutResolution.js"
-export * from "./model/rules/Receipt.js"
-export * from "./model/rules/Requirements.js"
-export * from "./model/rules/SaleEvent.js"
-export * from "./model/rules/SearchText.js"
-export * from "./model/rules/Selling.js"
-export * from "./model/rules/SiwxNonce.js"
-export * from "./model/rules/Tagline.js"
-export * from "./model/rules/Takedown.js"
-export * from "./model/rules/TestGoods.js"
-export * from "./model/rules/ThreeState.js"
-export * from "./model/rules/Tokens.js"
-export * from "./model/rules/WebhookUrl.js"
-export * from "./usecases/Accounts.js"
-export * from "./usecases/Auth.js"
-export * from "./usecases/Catalog.js"
-export * from "./usecases/Dashboard.js"
-export * from "./usecases/HostConnection.js"
-export * from "./usecases/HostErrors.js"
-export * from "./usecases/Listings.js"
-export * from "./usecases/Purchases.js"
-export * from "./usecases/Reconciler.js"
-export * from "./usecases/Redownloads.js"
-export * from "./usecases/Settlements.js"
-export * from "./usecases/Sitemap.js"
-export * from "./usecases/Storefront.js"
-export * from "./usecases/Webhooks.js"
-export * from "./ports/AccountStore.js"
-export * from "./ports/Chains.js"
-export * from "./ports/CodeHost.js"
-export * from "./ports/CodeHostIdentity.js"
-export * from "./ports/CredentialStore.js"
-export * from "./ports/ListingCatalog.js"
-export * from "./ports/ListingStore.js"
-export * from "./ports/Mailer.js"
-export * from "./ports/Outbox.js"
-export * from "./ports/Packager.js"
-export * from "./ports/PaymentFacilitator.js"
-export * from "./ports/PublicOrigin.js"
-export * from "./ports/RateLimiter.js"
-export * from "./ports/SaleLedger.js"
-export * from "./ports/SecretBox.js"
-export * from "./ports/SingleUse.js"
-export * from "./ports/Transactor.js"
-export * from "./ports/WalletProof.js"
-export * from "./ports/WebhookSender.js"
+
+// The model: data and the rules over it (pure).
+export { Account } from "./model/Account.js"
+export {
+  CATEGORIES,
+  type Category,
+  CATALOG_SORTS,
+  type CatalogSort,
+  type CatalogPosition,
+  type CatalogQuery,
+  type CatalogFacts,
+  type CatalogEntry,
+  type CatalogPage,
+  type CategoryCount,
+  positionOf
+} from "./model/Catalog.js"
+export {
+  Checkout,
+  buildCheckout,
+  voidCheckout,
+  checkoutPath,
+  testCheckoutPath,
+  repoPagePath
+} from "./model/Checkout.js"
+export { MAGIC_LINK_TTL_MS, SESSION_TTL_MS, MagicLinkToken, Session, ApiKey, Principal } from "./model/Credentials.js"
+export {
+  FieldProblem,
+  InvalidInput,
+  Unauthenticated,
+  Forbidden,
+  NotFound,
+  AlreadyListed,
+  CheckoutGone,
+  NotSelling,
+  PaymentRejected,
+  PaymentIdConflict,
+  SettlementFailed,
+  ReceiptExpired,
+  HostRefusal,
+  HostRefused,
+  RateLimited,
+  HostUnavailable,
+  GoodsUnavailable,
+  PaymentsUnavailable,
+  SettlementPending,
+  MailUnavailable,
+  NotConfigured,
+  NotImplemented,
+  WalletProofRefused,
+  SearchUnavailable
+} from "./model/Errors.js"
+export {
+  AccountId,
+  ListingId,
+  CheckoutId,
+  ApiKeyId,
+  SessionId,
+  SaleId,
+  EventId,
+  IdPrefix,
+  RepoRef,
+  repoKey,
+  TokenDigest,
+  SealedSecret
+} from "./model/Ids.js"
+export { ListingStatus, Listing } from "./model/Listing.js"
+export {
+  AtomicAmount,
+  USDC_DECIMALS,
+  PRICE_PATTERN,
+  MIN_PRICE,
+  MAX_PRICE,
+  type PriceProblem,
+  priceProblemMessage,
+  parsePriceUsd,
+  formatUsd
+} from "./model/Money.js"
+export {
+  OFFER_RECEIPT_VERSION,
+  type ArchiveDigest,
+  type Pin,
+  type OfferClaims,
+  type ReceiptClaims,
+  isArchiveDigest,
+  receiptClaimsProblem,
+  echoedCommit,
+  offerClaimsOf,
+  receiptClaimsOf
+} from "./model/ReceiptClaims.js"
+export { SaleStatus, Sale } from "./model/Sale.js"
+export { Chain, CHAINS, walletField, Address, Wallets, noWallets, chainsOf, type ChainFacts } from "./model/Wallet.js"
+export {
+  DeliveryStatus,
+  DELIVERY_WINDOW_MS,
+  ATTEMPT_TIMEOUT_MS,
+  WebhookEvent,
+  latestEvent
+} from "./model/WebhookEvent.js"
+export { API_KEY_PREFIX, formatApiKey, isWellFormedApiKey, apiKeyLast4 } from "./model/rules/ApiKeyFormat.js"
+export {
+  type CatalogParams,
+  CATALOG_PARAMS,
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  encodeCursor,
+  decodeCursor,
+  parseCatalogQuery
+} from "./model/rules/CatalogQuery.js"
+export { categorize } from "./model/rules/Category.js"
+export { nextAttemptAt, isDelivered } from "./model/rules/DeliveryPolicy.js"
+export { normalizeEmail } from "./model/rules/Email.js"
+export { FieldErrors, pricePatch, walletPatches } from "./model/rules/Fields.js"
+export { type ParsedHostUrl, parseHostUrl, isPlausibleOwner, isPlausibleRepoName } from "./model/rules/HostUrl.js"
+export { SkipReason, SkippedListing, skipReason } from "./model/rules/ListingsSkipped.js"
+export { type ListingAccess, provesControl, accessTo } from "./model/rules/Ownership.js"
+export { type WalletPatches, resolvePayTo } from "./model/rules/PayoutResolution.js"
+export { RECEIPT_TTL_MS, receiptToken, parseReceipt, receiptExpired } from "./model/rules/Receipt.js"
+export { MAX_TIMEOUT_SECONDS, requirementsOf, matchesTerms, matchRequirement } from "./model/rules/Requirements.js"
+export { saleSettledBody } from "./model/rules/SaleEvent.js"
+export { README_TEXT_LIMIT, nameSearchText, readmeSearchText, topicsSearchText } from "./model/rules/SearchText.js"
+export { chainNames, isSelling, sellingNote } from "./model/rules/Selling.js"
+export { SIWX_CHALLENGE_TTL_MS, mintSiwxNonce, openSiwxNonce } from "./model/rules/SiwxNonce.js"
+export { TAGLINE_MAX_CODE_POINTS, validateTagline } from "./model/rules/Tagline.js"
+export { takeDown } from "./model/rules/Takedown.js"
+export { testGoodsFiles } from "./model/rules/TestGoods.js"
+export { Patch, fromField } from "./model/rules/ThreeState.js"
+export { WEBHOOK_URL_MAX_LENGTH, validateWebhookUrl } from "./model/rules/WebhookUrl.js"
+
+// The ports: what the use cases need from the world.
+export { AccountStore } from "./ports/AccountStore.js"
+export {
+  InvalidAddress,
+  Chains,
+  type RecentBlockhash,
+  ChainUnreachable,
+  type PaymentTerms,
+  PaymentRefused,
+  type PaymentIdentity,
+  InvalidPayment
+} from "./ports/Chains.js"
+export {
+  type RepoTree,
+  type TreeEntry,
+  type RepoInfo,
+  type Readme,
+  type OwnerRepo,
+  type CodeHostFailure,
+  CodeHostError,
+  CodeHost,
+  wholeArchive,
+  wholeArchiveBytes
+} from "./ports/CodeHost.js"
+export {
+  type CodeHostIdentityFailure,
+  CodeHostIdentityError,
+  type HostProof,
+  CodeHostIdentity,
+  identityNotConfigured
+} from "./ports/CodeHostIdentity.js"
+export { CredentialStore } from "./ports/CredentialStore.js"
+export { ListingCatalog } from "./ports/ListingCatalog.js"
+export { LiveListingExists, type CheckoutWithListing, type SellingRepo, ListingStore } from "./ports/ListingStore.js"
+export { type Mail, MailError, type MailDelivery, Mailer } from "./ports/Mailer.js"
+export { Outbox } from "./ports/Outbox.js"
+export { type PackagedFile, Packager } from "./ports/Packager.js"
+export {
+  type PaymentRequirement,
+  type SubmittedPayment,
+  type Verification,
+  type Settlement,
+  type SettlementStatus,
+  FacilitatorError,
+  type Facilitator,
+  PaymentFacilitator
+} from "./ports/PaymentFacilitator.js"
+export { PublicOrigin } from "./ports/PublicOrigin.js"
+export { LimitExceeded, RateLimiter } from "./ports/RateLimiter.js"
+export { type PublicKeyJwk, ReceiptSigner } from "./ports/ReceiptSigner.js"
+export { type SaleTotal, type SalePage, type SettledByPayer, SaleLedger } from "./ports/SaleLedger.js"
+export { SecretBoxError, SecretBox } from "./ports/SecretBox.js"
+export { SingleUse } from "./ports/SingleUse.js"
+export { Transactor } from "./ports/Transactor.js"
+export { type WalletProofExpectation, type ProvenWallet, WalletProofError, WalletProof } from "./ports/WalletProof.js"
+export { WebhookSendError, WebhookSender } from "./ports/WebhookSender.js"
+
+// The use cases, and the layer that wires them over whatever ports a host provides.
+export { type AccountPatchInput, type AccountPatchResult, Accounts } from "./usecases/Accounts.js"
+export { LIMITS, type IssuedSession, Auth } from "./usecases/Auth.js"
+export { type CatalogResult, type Home, HOME_NEWEST, Catalog } from "./usecases/Catalog.js"
+export { MAX_PAGE, DEFAULT_PAGE, type LedgerRow, type LedgerPage, Dashboard } from "./usecases/Dashboard.js"
+export {
+  HOST_CONNECTION_TTL_MS,
+  type CallbackInput,
+  type PendingConnection,
+  HostConnection
+} from "./usecases/HostConnection.js"
+export {
+  type CreateListingInput,
+  type UpdateListingInput,
+  ANONYMOUS_LISTINGS_PER_HOUR,
+  Listings
+} from "./usecases/Listings.js"
+export { type Goods, type Quote, PAYMENT_ATTEMPTS_PER_MINUTE, Purchases } from "./usecases/Purchases.js"
+export { type ReconcileOptions, type ReconcileSummary, Reconciler } from "./usecases/Reconciler.js"
+export {
+  SIWX_HEADER,
+  type SiwxChallenge,
+  SIWX_STATEMENT,
+  REDOWNLOADS_PER_RECEIPT_PER_HOUR,
+  REDOWNLOADS_PER_CLIENT_PER_HOUR,
+  CONCURRENT_DOWNLOADS_PER_RECEIPT,
+  CONCURRENT_RETRY_AFTER_SECONDS,
+  Redownloads
+} from "./usecases/Redownloads.js"
+export { SETTLE_BY_MARGIN_MS, Settlements } from "./usecases/Settlements.js"
+export { type SitemapPage, URLS_PER_SITEMAP, sitemapPages, Sitemap } from "./usecases/Sitemap.js"
+export {
+  type IndexedRepo,
+  type OwnerPage,
+  INDEX_SKIPPED,
+  INDEX_UNAVAILABLE,
+  type RepoPage,
+  Storefront
+} from "./usecases/Storefront.js"
+export { Webhooks } from "./usecases/Webhooks.js"
+export { UseCasesLive } from "./usecases/UseCases.js"
+
+// Protocol checks that run anywhere.
+export { type ReceiptKey, type ReceiptVerification, verifyReceipt } from "./codec/VerifyReceipt.js"

@@ -26,6 +26,7 @@ import { SalesHandlers } from "./handlers/SalesHandlers.js"
 import { AuthenticationLive, OptionalAuthenticationLive } from "./handlers/SecurityLive.js"
 import { PublicOrigin } from "../ports/PublicOrigin.js"
 import { openApiDocument } from "./OpenApiDoc.js"
+import { McpRoutesLive } from "./mcp/McpRoute.js"
 import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
 import { PageSessions } from "./pages/Session.js"
@@ -62,7 +63,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive).pipe(
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).
