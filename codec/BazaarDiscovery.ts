@@ -1,5 +1,5 @@
 import type { HTTPRequestContext } from "@x402/core/http"
-import { BAZAAR, bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar"
+import { BAZAAR, bazaarResourceServerExtension, declareDiscoveryExtension, sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar"
 
 /** What every checkout sells: a gzipped tar. */
 export const GOODS_MIME_TYPE = "application/gzip"
@@ -64,13 +64,87 @@ export const CHECKOUT_DISCOVERY: Readonly<Record<string, unknown>> = declare()
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** The marketplace's name in Bazaar entries (`resource.serviceName`: printable ASCII, at most 32 characters). */
+export const SERVICE_NAME = "repomarket"
+
+/** Tags every entry carries; a listing's language comes first when known (the Bazaar keeps five). */
+const SERVICE_TAGS = ["source-code", "git-repository", "marketplace", "x402"] as const
+
+/**
+ * The Bazaar's service metadata for a resource of the server at `origin` (@x402/extensions 2.27, "Service
+ * Metadata on `resource`"): `serviceName`, `tags` (the listing's language, when known, then what every
+ * listing is) and `iconUrl` (the site's icon). Each field passes the package's own sanitizer, which drops
+ * what a facilitator would drop: an icon on a loopback or IP-literal host (a development server) is left out.
+ */
+export const serviceMetadata = (origin: string, language?: string | null): { readonly serviceName?: string; readonly tags?: Array<string>; readonly iconUrl?: string } =>
+  sanitizeResourceServiceMetadata({
+    url: origin,
+    serviceName: SERVICE_NAME,
+    tags: [...(language === null || language === undefined ? [] : [language.toLowerCase().replace(/[^a-z0-9+#.-]/g, "-")]), ...SERVICE_TAGS],
+    iconUrl: `${origin}/favicon.svg`
+  })
+
+/** The MCP path the paid tool is served at (app/mcp), relative to the server's origin. */
+export const MCP_ENDPOINT_PATH = "/mcp"
+
+/** The paid MCP tool's name. */
+export const BUY_TOOL = "buy_repo"
+
+const BUY_TOOL_DESCRIPTION = "Buy a code repository for USDC; the paid call returns the pinned commit and a receipt link to its .tar.gz"
+
+/**
+ * The Bazaar's MCP-tool entry for `buy_repo` (`info.input.type: "mcp"`), built with @x402/extensions'
+ * `declareDiscoveryExtension`: the tool name, Streamable HTTP, its argument schema (as `tools/list` gives it) and
+ * an example, and what the paid result holds. Declared on the payment-required answer of `buy_repo`.
+ */
+export const BUY_TOOL_DISCOVERY: Readonly<Record<string, unknown>> = { ...declareDiscoveryExtension({
+  toolName: BUY_TOOL,
+  description: BUY_TOOL_DESCRIPTION,
+  transport: "streamable-http",
+  inputSchema: {
+    type: "object",
+    properties: {
+      checkout_url: { type: "string", description: "checkout_url or test_checkout_url of a listing (search_listings, get_repo)" },
+      include_archive: { type: "boolean", description: "Embed the .tar.gz (at most 4 MiB) in the result" }
+    },
+    required: ["checkout_url"]
+  },
+  example: { checkout_url: "https://<host>/checkout/<id>" },
+  output: {
+    example: { repo: "<owner>/<repo>", commit: "<sha>", filename: "<owner>-<repo>-<sha7>.tar.gz", receipt: "https://<host>/downloads/<token>" },
+    schema: {
+      type: "object",
+      properties: { repo: { type: "string" }, commit: { type: "string" }, filename: { type: "string" }, receipt: { type: "string" } }
+    }
+  }
+})[BAZAAR.key]! }
+
+/** The origin of an absolute URL, or null. */
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return null
+  }
+}
+
+/** Whether a payment's echoed `bazaar` extension is an MCP-tool entry (the buyer paid through `buy_repo`). */
+const echoesMcpTool = (extensions: Record<string, unknown>): boolean => {
+  const bazaar = extensions[BAZAAR.key]
+  if (!isRecord(bazaar) || !isRecord(bazaar["info"])) return false
+  const input = bazaar["info"]["input"]
+  return isRecord(input) && input["type"] === "mcp"
+}
+
 /**
  * A v2 payment as it goes to the facilitator. The Bazaar spec has the client echo the 402's `bazaar`
  * extension into its payment and the facilitator catalog `resource` and `extensions.bazaar` from that payload;
  * the buyer writes both, so a buyer could otherwise have our payment catalog our checkout under another URL,
- * route template or description. The facilitator therefore gets what we declared: our checkout's resource
- * and our own `bazaar` declaration, whether the client echoed it, changed it or left it out. The rest (the
- * signed scheme payload, other extensions) is forwarded as received; neither field is covered by the
+ * route template or description. The facilitator therefore gets what we declared, whether the client echoed
+ * it, changed it or left it out: our checkout's resource and `bazaar` declaration, or, for a payment whose
+ * echo is an MCP-tool entry (made through `buy_repo`), our `/mcp` resource and `buy_repo` entry; either way
+ * with our service metadata. The buyer can only pick which of our two true entries is cataloged. The rest
+ * (the signed scheme payload, other extensions) is forwarded as received; neither field is covered by the
  * payment's signature.
  */
 export const withOurDiscovery = (
@@ -79,9 +153,14 @@ export const withOurDiscovery = (
 ): Record<string, unknown> => {
   const payload = isRecord(raw) ? raw : {}
   const extensions = isRecord(payload["extensions"]) ? payload["extensions"] : {}
+  const origin = originOf(resource.url)
+  const service = origin === null ? {} : serviceMetadata(origin)
+  const viaMcp = origin !== null && echoesMcpTool(extensions)
   return {
     ...payload,
-    resource: { url: resource.url, description: resource.description, mimeType: GOODS_MIME_TYPE },
-    extensions: { ...extensions, [BAZAAR.key]: CHECKOUT_DISCOVERY }
+    resource: viaMcp
+      ? { url: origin + MCP_ENDPOINT_PATH, description: BUY_TOOL_DESCRIPTION, mimeType: "application/json", ...service }
+      : { url: resource.url, description: resource.description, mimeType: GOODS_MIME_TYPE, ...service },
+    extensions: { ...extensions, [BAZAAR.key]: viaMcp ? BUY_TOOL_DISCOVERY : CHECKOUT_DISCOVERY }
   }
 }

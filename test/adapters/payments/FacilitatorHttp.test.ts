@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { ConfigProvider, Effect, Either, Option, Tracer } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
-import { CHECKOUT_DISCOVERY } from "../../../codec/BazaarDiscovery.js"
+import { CHECKOUT_DISCOVERY, serviceMetadata } from "../../../codec/BazaarDiscovery.js"
 import {
   facilitatorHttpFromConfig,
   FacilitatorTimeoutMs,
@@ -242,7 +242,7 @@ describe("what is sent", () => {
       yield* f.verify(paymentV2, baseSepolia)
       expect(v2).toEqual([{
         x402Version: 2,
-        paymentPayload: { ...specPayloadV2(), extensions: { bazaar: CHECKOUT_DISCOVERY } },
+        paymentPayload: { ...specPayloadV2(), resource: { ...specPayloadV2().resource, ...serviceMetadata(new URL(baseSepolia.resource).origin) }, extensions: { bazaar: CHECKOUT_DISCOVERY } },
         paymentRequirements: {
           scheme: "exact",
           network: NETWORK,

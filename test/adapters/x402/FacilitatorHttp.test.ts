@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Either, Option } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { facilitatorHttpFromConfig, makeFacilitatorHttp } from "../../../adapters/x402/FacilitatorHttp.js"
-import { CHECKOUT_DISCOVERY } from "../../../codec/BazaarDiscovery.js"
+import { CHECKOUT_DISCOVERY, serviceMetadata } from "../../../codec/BazaarDiscovery.js"
 import { decodePaymentHeader } from "../../../codec/Wire.js"
 import type { SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
 import { b64, baseSepolia, SOLANA_FEE_PAYER, specPayloadV1, specPayloadV2 } from "./fixtures.js"
@@ -39,7 +39,7 @@ describe("FacilitatorHttp.verify", () => {
       expect(result).toEqual({ valid: true, invalidReason: null, payer: PAYER })
       expect(bodies).toEqual([{
         x402Version: 2,
-        paymentPayload: { ...specPayloadV2(), extensions: { bazaar: CHECKOUT_DISCOVERY } },
+        paymentPayload: { ...specPayloadV2(), resource: { ...specPayloadV2().resource, ...serviceMetadata(new URL(baseSepolia.resource).origin) }, extensions: { bazaar: CHECKOUT_DISCOVERY } },
         paymentRequirements: {
           scheme: "exact",
           network: "eip155:84532",
@@ -71,7 +71,7 @@ describe("FacilitatorHttp.verify", () => {
       const bodies = [...verified, ...settled]
       expect(bodies).toHaveLength(2)
       for (const body of bodies as Array<any>) {
-        expect(body.paymentPayload.resource).toEqual({ url: baseSepolia.resource, description: baseSepolia.description, mimeType: "application/gzip" })
+        expect(body.paymentPayload.resource).toEqual({ url: baseSepolia.resource, description: baseSepolia.description, mimeType: "application/gzip", ...serviceMetadata(new URL(baseSepolia.resource).origin) })
         expect(body.paymentPayload.extensions).toEqual({ bazaar: CHECKOUT_DISCOVERY, other: { info: { a: 1 }, schema: {} } })
         expect(body.paymentPayload.payload).toEqual(specPayloadV2().payload)
       }

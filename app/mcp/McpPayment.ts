@@ -1,0 +1,72 @@
+import { Effect, Either } from "effect"
+import { InvalidInput } from "../../model/Errors.js"
+import { formatUsd } from "../../model/Money.js"
+import type { Settlement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
+import type { Purchases, Quote } from "../../usecases/Purchases.js"
+import type { Redownloads } from "../../usecases/Redownloads.js"
+import { BAZAAR_KEY, BUY_TOOL_DISCOVERY, serviceMetadata } from "../../codec/BazaarDiscovery.js"
+import { CHECKOUT_EXTENSIONS, decodePaymentHeader, encodeHeader, paymentRequiredV2 } from "../../codec/Wire.js"
+import { withSiwx } from "../handlers/Redownload.js"
+import { PAYMENT_META } from "./McpToolList.js"
+import { paymentRequiredResult, settlementObject } from "./McpResults.js"
+
+/**
+ * The x402 MCP transport's payment half (coinbase/x402 specs/transports-v2/mcp.md): the payment an agent puts
+ * in `_meta["x402/payment"]`, and the payment-required answer with the checkout's current terms.
+ */
+
+/** What the checkout sells, as its HTTP 402 describes it (the words match `CheckoutHandlers`' 402). */
+const descriptionOf = (quote: Quote): string =>
+  `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`
+
+/**
+ * The payment in `_meta["x402/payment"]`, read exactly as the HTTP checkout reads `PAYMENT-SIGNATURE` (x402
+ * v2) or `X-PAYMENT` (v1, by its `x402Version`): the object is put through the same decoder, with the same
+ * size bound, field checks and payment-identifier rule. Null when there is none; a malformed one is a 400
+ * `invalid_request` naming the `_meta` field, as a malformed header is one naming the header.
+ */
+export const paymentOf = (meta: Readonly<Record<string, unknown>> | undefined): Either.Either<SubmittedPayment | null, InvalidInput> => {
+  const raw = meta?.[PAYMENT_META]
+  if (raw === undefined || raw === null) return Either.right(null)
+  const field = `_meta.${PAYMENT_META}`
+  if (typeof raw !== "object" || Array.isArray(raw)) return Either.left(InvalidInput.forField(field, "must be an x402 PaymentPayload object"))
+  const v1 = (raw as { readonly x402Version?: unknown }).x402Version === 1
+  return decodePaymentHeader(v1 ? { "x-payment": encodeHeader(raw) } : { "payment-signature": encodeHeader(raw) }).pipe(
+    Either.mapLeft((reason) => InvalidInput.forField(field, reason.replace(/^(PAYMENT-SIGNATURE|X-PAYMENT)/, "the payment")))
+  )
+}
+
+/** Why the offer is made again: a refused payment's reason and detail, and a failed settlement. */
+export interface OfferContext {
+  readonly reason: string
+  readonly detail: string
+  readonly settlement?: Settlement & { readonly payer: string }
+}
+
+const NO_PAYMENT = "payment_required"
+
+/**
+ * The payment-required answer of a checkout: its current `accepts` (the HTTP 402's, live or test twin), the
+ * `payment-identifier` declaration, the Bazaar's `buy_repo` entry, the service metadata on the resource and a
+ * Sign-In-With-X challenge, with the refusal's reason as
+ * `error` when a payment was refused. A checkout that cannot be paid fails with its problem (410, 409, 503).
+ */
+export const makeOffer = (purchases: Purchases, redownloads: Redownloads) => (id: string, livemode: boolean, refused?: OfferContext) =>
+  Effect.gen(function*() {
+    const quote = yield* purchases.quote(id, livemode)
+    const siwx = yield* redownloads.challenge(quote.checkout, livemode)
+    const http402 = paymentRequiredV2(quote.requirements, {
+      resource: quote.resource,
+      description: descriptionOf(quote),
+      error: refused?.reason ?? NO_PAYMENT,
+      // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's.
+      extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY }
+    })
+    const service = serviceMetadata(new URL(quote.resource).origin, quote.listing.language)
+    const required = withSiwx({ ...http402, resource: { ...http402.resource, ...service } }, siwx)
+    const price = quote.checkout.price === null ? "" : ` for ${formatUsd(quote.checkout.price)} USDC`
+    const explanation = refused === undefined
+      ? `Payment required: ${quote.listing.repo.slug}${price}${livemode ? "" : " (test twin, simulated money)"}. Sign one of the accepts with an x402 wallet and call buy_repo again with the same arguments and the payment in _meta["x402/payment"].`
+      : `The payment was refused (${refused.reason}): ${refused.detail} Nothing was delivered; pay one of the current accepts to buy.`
+    return paymentRequiredResult(required, explanation, refused?.settlement === undefined ? undefined : settlementObject(refused.settlement))
+  })

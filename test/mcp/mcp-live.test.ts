@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto"
+import { describe, expect, layer } from "@effect/vitest"
+import { x402Client } from "@x402/core/client"
+import { isPaymentRequired } from "@x402/core/schemas"
+import { ExactEvmScheme } from "@x402/evm/exact/client"
+import { extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar"
+import { Effect } from "effect"
+import { http, HttpResponse } from "msw"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { BASE_URL, BASE_WALLET } from "../support/app.js"
+import { recordingFacilitator } from "../support/recordingFacilitator.js"
+import { bytesOf, get, local, onlySale, PurchaseApp, REAL_TIME, sell, WIDGET_SHA } from "../support/purchase.js"
+import { callTool, embeddedArchive } from "./doors.js"
+
+// A live purchase through the MCP server: real money's requirements (Base mainnet), a facilitator on the other
+// side of HTTP (msw, answering as x402 facilitators do), the buyer's payment made by the official x402 client.
+
+const FACILITATOR = "https://facilitator.test"
+const BASE = "eip155:8453"
+const TX = "0x9f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100"
+/** What the in-memory code host streams as the widget's archive at the pinned commit. */
+const WIDGET_ARCHIVE = "0123456 README.md\n# Widget\n\nHello <script>alert(1)</script>\n\n0123456 src/index.ts\nexport {}\n\n"
+
+const { calls, server: facilitator } = recordingFacilitator(FACILITATOR)
+
+const facilitatorAnswers = (payer: string) =>
+  facilitator.use(
+    http.post(`${FACILITATOR}/verify`, async ({ request }) => {
+      calls.push({ path: "/verify", body: await request.json() })
+      return HttpResponse.json({ isValid: true, payer })
+    }),
+    http.post(`${FACILITATOR}/settle`, async ({ request }) => {
+      calls.push({ path: "/settle", body: await request.json() })
+      return HttpResponse.json({ success: true, transaction: TX, network: BASE, payer })
+    })
+  )
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+
+describe("buy_repo with real money (loopback facilitator)", () => {
+  layer(PurchaseApp({ config: { X402_FACILITATOR_URL: FACILITATOR, X402_FACILITATOR_TIMEOUT_MS: "1000" } }), REAL_TIME)((it) => {
+    it.effect("the official x402 client pays the MCP payment-required; the goods, the settlement and the receipt come back; the facilitator catalogs the MCP tool", () =>
+      Effect.gen(function*() {
+        const seller = yield* sell("mcp-live@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        const unpaid = yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url })
+        const required = unpaid.structuredContent
+        // The official schema's reading: a PaymentRequired, for the live checkout.
+        expect(isPaymentRequired(required)).toBe(true)
+        expect(required.accepts).toEqual([expect.objectContaining({ network: BASE, amount: "750000", payTo: BASE_WALLET })])
+        // Its Bazaar entries: the MCP tool, valid by @x402/extensions, and the service metadata on the resource.
+        const bazaar = required.extensions.bazaar
+        expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+        expect(validateDiscoveryExtensionSpec(bazaar)).toEqual({ valid: true })
+        expect(bazaar.info.input).toMatchObject({ type: "mcp", toolName: "buy_repo", transport: "streamable-http" })
+        expect(required.resource).toMatchObject({ url: seller.listing.checkout_url, serviceName: "repomarket", iconUrl: `${BASE_URL}/favicon.svg` })
+        expect(required.resource.tags).toEqual(expect.arrayContaining(["typescript", "source-code"]))
+
+        const buyer = privateKeyToAccount(generatePrivateKey())
+        facilitatorAnswers(buyer.address)
+        const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
+        const paid = yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url, include_archive: true }, { "x402/payment": payment })
+        expect(paid.isError, JSON.stringify(paid).slice(0, 400)).not.toBe(true)
+        expect(paid._meta["x402/payment-response"]).toEqual({ success: true, transaction: TX, network: BASE, payer: buyer.address })
+        expect(paid.structuredContent).toMatchObject({ commit: WIDGET_SHA, livemode: true, transaction: TX })
+        const archive = embeddedArchive(paid)!
+        expect(archive.toString("utf8")).toBe(WIDGET_ARCHIVE)
+        // The receipt link gives the same bytes (the same digest) over HTTP.
+        const again = yield* bytesOf(yield* get(yield* local(paid.structuredContent.receipt)))
+        expect(sha256(again)).toBe(sha256(archive))
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled", livemode: true, transaction: TX })
+
+        // What the facilitator got to verify and settle: the MCP tool's entry at /mcp, with our metadata.
+        expect(calls.map((c) => c.path)).toEqual(["/verify", "/settle"])
+        for (const { body } of calls) {
+          const entry = extractDiscoveryInfo(body.paymentPayload, body.paymentRequirements, true) as any
+          expect(entry).toMatchObject({ resourceUrl: `${BASE_URL}/mcp`, toolName: "buy_repo", serviceName: "repomarket", x402Version: 2 })
+          expect(entry.tags).toContain("source-code")
+        }
+      }))
+  })
+})
