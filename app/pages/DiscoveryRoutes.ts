@@ -5,6 +5,7 @@ import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { problemResponse } from "../Guard.js"
 import { problemBody } from "../Problem.js"
 import { llmsTxt } from "./LlmsTxt.js"
+import { wellKnownX402Route } from "./WellKnownX402.js"
 
 /** XML text and attribute escaping: owner and repo names come from the code host. */
 const escapeXml = (s: string): string =>
@@ -95,9 +96,13 @@ const notFound = problemResponse(problemBody(404, "not_found", "Not found", "No 
  */
 export const SITEMAP_MEMO_MS = 60_000
 
+/** How long a client or cache may keep `/.well-known/x402` (the server reads the catalog for it once a minute). */
+const WELL_KNOWN_CACHE = "public, max-age=300"
+
 /**
  * `/robots.txt`, `/sitemap.xml` (the owner and repo pages of the selling listings; past 50 000 URLs an
- * index of `/sitemaps/<n>.xml` files of 50 000 each) and `/llms.txt` (how an agent buys here).
+ * index of `/sitemaps/<n>.xml` files of 50 000 each), `/llms.txt` (how an agent buys here) and `/.well-known/x402`
+ * (the host's x402 manifest, see WellKnownX402.ts; public data, so any origin may read it).
  */
 export const discoveryRoutes = Effect.gen(function*() {
   const { baseUrl } = yield* PublicOrigin
@@ -111,6 +116,7 @@ export const discoveryRoutes = Effect.gen(function*() {
     yield* Ref.set(memo, Option.some({ at: now, pages: fresh }))
     return fresh
   })
+  const manifest = yield* wellKnownX402Route
   const robots = robotsTxt(baseUrl)
   const llms = llmsTxt(baseUrl)
 
@@ -124,6 +130,8 @@ export const discoveryRoutes = Effect.gen(function*() {
     robots: Effect.succeed(textAnswer(robots, "text/plain; charset=utf-8", "public, max-age=86400")),
     llms: Effect.succeed(textAnswer(llms, "text/plain; charset=utf-8")),
     sitemapXml: Effect.map(pages, (all) => xml(sitemapXml(baseUrl, all))),
-    sitemapFile
+    sitemapFile,
+    wellKnownX402: Effect.map(manifest, (m) =>
+      HttpServerResponse.unsafeJson(m, { headers: { "cache-control": WELL_KNOWN_CACHE, "access-control-allow-origin": "*", "x-content-type-options": "nosniff" } }))
   }
 })

@@ -1,14 +1,24 @@
 /**
  * `/llms.txt`: how an agent finds and buys a repository here, in the llmstxt.org shape (a Markdown file at
  * the site root: a title, a one-paragraph summary, then sections of links with notes). The root path is what
- * agents and their tools already look for; `/.well-known/` names are registered with IANA and none fits a
- * "how to use this site" text. Only public facts: nothing here depends on who asks.
+ * agents and their tools already look for; `/.well-known/x402` is the machine-readable manifest beside it. The
+ * MCP server comes first: an agent with an MCP client and an x402 wallet needs no code written for this site.
+ * Only public facts: nothing here depends on who asks.
  */
 export const llmsTxt = (baseUrl: string): string => `# repomarket
 
 > A marketplace of code repositories sold over x402. Each listing is a GitHub repository; you pay once per
 > repository in USDC on Base or Solana, straight to the seller's wallet, and the paid request returns the
-> repository as a .tar.gz. No account and no API key are needed to buy: an x402 client is enough.
+> repository as a .tar.gz. No account and no API key are needed to buy: an MCP client with an x402 wallet, or
+> an x402 HTTP client, is enough.
+
+## MCP server (agents: start here)
+
+- [MCP server](${baseUrl}/mcp): Streamable HTTP at \`${baseUrl}/mcp\` (stateless, POST only). Tools: \`search_listings\` (the catalog's query and filters), \`get_repo\` (tree, README, price, commit), \`buy_repo\` (paid, x402 MCP transport), \`redownload\` (by receipt or Sign-In-With-X).
+- One-line client config: \`{"mcpServers":{"repomarket":{"url":"${baseUrl}/mcp"}}}\` (Cursor; VS Code: \`{"servers":{"repomarket":{"type":"http","url":"${baseUrl}/mcp"}}}\`; clients that only start processes, such as Claude Desktop: \`{"mcpServers":{"repomarket":{"command":"npx","args":["-y","mcp-remote","${baseUrl}/mcp"]}}}\`); Claude Code: \`claude mcp add --transport http repomarket ${baseUrl}/mcp\`.
+- Paying: \`buy_repo\` without payment answers x402 payment-required (\`isError\`, \`structuredContent\` = PaymentRequired with the same \`accepts\` as the checkout's HTTP 402). An x402-aware MCP client (one that follows coinbase/x402's MCP transport, or your own: \`@x402/core\`'s \`x402Client.createPaymentPayload(structuredContent)\` with \`@x402/evm\` or \`@x402/svm\`) signs one and calls \`buy_repo\` again with the same arguments and the payment in \`_meta["x402/payment"]\`; the paid result has the settlement in \`_meta["x402/payment-response"]\`, the pinned commit, and a receipt link (\`resource_link\`) that downloads the .tar.gz for 7 days. \`include_archive: true\` embeds archives up to 4 MiB.
+- Rehearse with a listing's \`test_checkout_url\` (simulated money). Errors carry the HTTP API's problem codes (\`not_found\`, \`checkout_gone\`, \`payment_id_conflict\`, ...).
+- [x402 discovery manifest](${baseUrl}/.well-known/x402): networks, assets, the newest checkouts, the MCP server.
 
 ## Find a repository
 
@@ -48,7 +58,8 @@ The test twin really checks signatures but settles on a simulated ledger (every 
 
 ## Discovery
 
-- Every 402 declares the x402 \`bazaar\` extension (GET, no input, \`application/gzip\` output), so facilitators with a Bazaar catalog list checkouts paid through them.
+- Every 402 declares the x402 \`bazaar\` extension (GET, no input, \`application/gzip\` output), and \`buy_repo\`'s payment-required an MCP-tool entry, each with service metadata (\`serviceName\`, \`tags\`, \`iconUrl\`), so facilitators with a Bazaar catalog list checkouts and the tool paid through them.
+- [\`/.well-known/x402\`](${baseUrl}/.well-known/x402): this host's x402 manifest (the \`discovery\` extension proposed in x402 PR #2979).
 
 ## Optional
 

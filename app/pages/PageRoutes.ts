@@ -41,6 +41,7 @@ export const PageRoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.get("/favicon.ico", favicon)
     yield* router.get("/robots.txt", discovery.robots)
     yield* router.get("/llms.txt", discovery.llms)
+    yield* router.get("/.well-known/x402", safely(discovery.wellKnownX402))
     yield* router.get("/sitemap.xml", safely(discovery.sitemapXml))
     yield* router.get("/sitemaps/:file", safely(discovery.sitemapFile))
     for (const built of Object.values(WEB_ASSETS)) yield* router.get(built.path as `/${string}`, immutableAsset(built))
