@@ -15,12 +15,12 @@ const MARKED = "marked"
 const SANITIZE_HTML = "sanitize-html"
 
 /** Loads `undici` (1 MB of script), for WebhookSenderHttp's first post. */
-export class UndiciModule extends Context.Reference<UndiciModule>()("adapters/LazyModules/UndiciModule", {
+export class UndiciModule extends Context.Reference<UndiciModule>()("repomarket/UndiciModule", {
   defaultValue: () => (): Promise<Pick<typeof import("undici"), "Agent" | "fetch">> => import(UNDICI)
 }) {}
 
 /** Loads `nodemailer` (0.5 MB of script), for MailerSmtp's first mail. */
-export class NodemailerModule extends Context.Reference<NodemailerModule>()("adapters/LazyModules/NodemailerModule", {
+export class NodemailerModule extends Context.Reference<NodemailerModule>()("repomarket/NodemailerModule", {
   defaultValue: () => (): Promise<{ readonly default: Pick<typeof import("nodemailer"), "createTransport"> }> => import(NODEMAILER)
 }) {}
 
@@ -31,7 +31,7 @@ export interface ReadmePackages {
 }
 
 /** Loads `marked` and `sanitize-html` (with its HTML parser and PostCSS, 0.6 MB of script), for the first README. */
-export class ReadmePackagesModule extends Context.Reference<ReadmePackagesModule>()("adapters/LazyModules/ReadmePackagesModule", {
+export class ReadmePackagesModule extends Context.Reference<ReadmePackagesModule>()("repomarket/ReadmePackagesModule", {
   defaultValue: () => async (): Promise<ReadmePackages> => {
     const [marked, sanitize] = await Promise.all([
       import(MARKED) as Promise<typeof import("marked")>,

@@ -60,7 +60,7 @@ export interface ConnectionLimits {
 /** Where the settings have not been read (an embedder's server, most tests): the defaults, no proxy trusted. */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { settings: DEFAULT_CONNECTION_SETTINGS, trusts: () => false }
 
-export class ConnectionLimitsTag extends Context.Tag("hosts/http/ConnectionLimits")<ConnectionLimitsTag, ConnectionLimits>() {}
+export class ConnectionLimitsTag extends Context.Tag("repomarket/ConnectionLimits")<ConnectionLimitsTag, ConnectionLimits>() {}
 
 const milliseconds = (name: string, fallback: number, max: number) =>
   Config.integer(name).pipe(

@@ -22,4 +22,4 @@ export interface HostMetrics {
 }
 
 /** The process's metrics, where the host keeps them (`METRICS_PORT` set). */
-export class HostMetricsTag extends Context.Tag("hosts/http/HostMetrics")<HostMetricsTag, HostMetrics>() {}
+export class HostMetricsTag extends Context.Tag("repomarket/HostMetrics")<HostMetricsTag, HostMetrics>() {}

@@ -24,7 +24,7 @@ export interface Lifecycle {
   readonly inFlight: () => number
 }
 
-export class HostLifecycle extends Context.Tag("hosts/http/HostLifecycle")<HostLifecycle, Lifecycle>() {}
+export class HostLifecycle extends Context.Tag("repomarket/HostLifecycle")<HostLifecycle, Lifecycle>() {}
 
 export const makeLifecycle = (): Lifecycle => {
   let draining = false

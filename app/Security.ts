@@ -4,10 +4,10 @@ import type { Principal } from "../model/Credentials.js"
 import * as P from "./Problem.js"
 
 /** The authenticated caller of a management endpoint. */
-export class CurrentPrincipal extends Context.Tag("http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+export class CurrentPrincipal extends Context.Tag("repomarket/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
 /** The caller of an endpoint where a credential is optional (`POST /repos`): none means anonymous. */
-export class MaybePrincipal extends Context.Tag("http/MaybePrincipal")<MaybePrincipal, Option.Option<Principal>>() {}
+export class MaybePrincipal extends Context.Tag("repomarket/MaybePrincipal")<MaybePrincipal, Option.Option<Principal>>() {}
 
 const AuthFailure = Schema.Union(P.Unauthenticated, P.RateLimited)
 

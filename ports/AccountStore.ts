@@ -3,7 +3,7 @@ import type { Account } from "../model/Account.js"
 import type { AccountId } from "../model/Ids.js"
 
 /** Storage of seller accounts, looked up by id, email or verified code-host login. */
-export class AccountStore extends Context.Tag("ports/AccountStore")<AccountStore, {
+export class AccountStore extends Context.Tag("repomarket/AccountStore")<AccountStore, {
   readonly findById: (id: AccountId) => Effect.Effect<Option.Option<Account>>
   /**
    * Like findById, and locks the account until the current transaction ends, so a read-modify-write inside

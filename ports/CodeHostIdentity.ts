@@ -28,7 +28,7 @@ export interface HostProof {
  * Proof of who a seller is on the code host (the code-host connection, an OAuth web flow with PKCE), and of
  * what that seller controls there.
  */
-export class CodeHostIdentity extends Context.Tag("ports/CodeHostIdentity")<CodeHostIdentity, {
+export class CodeHostIdentity extends Context.Tag("repomarket/CodeHostIdentity")<CodeHostIdentity, {
   /** False when no OAuth app is configured: every call then fails with `not_configured`. */
   readonly configured: boolean
   /** The origin of the authorize page the seller's browser is sent to (null when not configured). */

@@ -3,7 +3,7 @@ import type { ApiKey, MagicLinkToken, Session } from "../model/Credentials.js"
 import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../model/Ids.js"
 
 /** Magic-link tokens, sessions and API keys, each stored only as a digest of the secret. */
-export class CredentialStore extends Context.Tag("ports/CredentialStore")<CredentialStore, {
+export class CredentialStore extends Context.Tag("repomarket/CredentialStore")<CredentialStore, {
   readonly putMagicToken: (token: MagicLinkToken) => Effect.Effect<void>
   /** Consumes the token if it exists and has not expired at `now`: at most one caller ever gets it. */
   readonly takeMagicToken: (digest: TokenDigest, now: Date) => Effect.Effect<Option.Option<MagicLinkToken>>

@@ -8,7 +8,7 @@ import type { Listing } from "../model/Listing.js"
  * A port of its own, apart from ListingStore, so an embedder can serve search from another engine; the
  * adapters here read the listings themselves at query time, so a takedown or a reprice shows at once.
  */
-export class ListingCatalog extends Context.Tag("ports/ListingCatalog")<ListingCatalog, {
+export class ListingCatalog extends Context.Tag("repomarket/ListingCatalog")<ListingCatalog, {
   /**
    * One page of selling listings matching the query, in its order, after `query.after`. A page may hold fewer
    * entries than `query.limit` and still name a `next` position: an adapter may bound the work of one page

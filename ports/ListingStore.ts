@@ -28,7 +28,7 @@ export interface SellingRepo {
  * Listings and their checkouts. Repo lookups are case-insensitive. Checkouts are kept after they are voided
  * so an old link answers "gone" rather than "unknown".
  */
-export class ListingStore extends Context.Tag("ports/ListingStore")<ListingStore, {
+export class ListingStore extends Context.Tag("repomarket/ListingStore")<ListingStore, {
   readonly findLive: (owner: string, name: string) => Effect.Effect<Option.Option<Listing>>
   readonly findById: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
   /**

@@ -22,7 +22,7 @@ export class MailError extends Data.TaggedError("MailError")<{ readonly message:
 export type MailDelivery = "email" | "log"
 
 /** Outgoing mail (the sign-in links). */
-export class Mailer extends Context.Tag("ports/Mailer")<Mailer, {
+export class Mailer extends Context.Tag("repomarket/Mailer")<Mailer, {
   readonly send: (mail: Mail) => Effect.Effect<void, MailError>
   /** Where `send` puts a mail; absent means `"email"`. Said to whoever asked for a sign-in link. */
   readonly delivery?: MailDelivery

@@ -7,7 +7,7 @@ import type { WebhookEvent } from "../model/WebhookEvent.js"
  * A settling sale's event is queued by `SaleLedger.settle`, atomically with the sale; `enqueue` queues one on
  * its own (a backfilled redelivery).
  */
-export class Outbox extends Context.Tag("ports/Outbox")<Outbox, {
+export class Outbox extends Context.Tag("repomarket/Outbox")<Outbox, {
   readonly enqueue: (event: WebhookEvent) => Effect.Effect<void>
   /** Pending events due at `now`, leased to the caller until `leaseUntil` so no other worker takes them. */
   readonly claimDue: (now: Date, limit: number, leaseUntil: Date) => Effect.Effect<ReadonlyArray<WebhookEvent>>

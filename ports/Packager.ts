@@ -6,6 +6,6 @@ import type { PackagedFile } from "../model/Goods.js"
 export type { PackagedFile } from "../model/Goods.js"
 
 /** Builds small archives the service makes itself (the test twin's goods): a gzipped tar, streamed. */
-export class Packager extends Context.Tag("ports/Packager")<Packager, {
+export class Packager extends Context.Tag("repomarket/Packager")<Packager, {
   readonly tarGz: (files: ReadonlyArray<PackagedFile>) => Stream.Stream<Uint8Array>
 }>() {}

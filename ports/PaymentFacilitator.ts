@@ -77,7 +77,7 @@ export interface Facilitator {
  * Verifies and settles x402 payments: `live` through a real facilitator (none when the operator configured
  * none: live checkouts then answer 503), `test` through the simulated one behind the test twin.
  */
-export class PaymentFacilitator extends Context.Tag("ports/PaymentFacilitator")<PaymentFacilitator, {
+export class PaymentFacilitator extends Context.Tag("repomarket/PaymentFacilitator")<PaymentFacilitator, {
   readonly live: Option.Option<Facilitator>
   readonly test: Facilitator
   /**

@@ -37,7 +37,7 @@ export interface SettledByPayer {
 }
 
 /** The ledger of record. One sale per payment key, enforced by the store itself. */
-export class SaleLedger extends Context.Tag("ports/SaleLedger")<SaleLedger, {
+export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger, {
   /** Records a pending sale, or returns the sale already recorded for the same payment key. */
   readonly recordPending: (sale: Sale) => Effect.Effect<{ readonly sale: Sale; readonly created: boolean }>
   /**

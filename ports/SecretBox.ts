@@ -8,7 +8,7 @@ export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{ readonl
  * Everything secret-keeping: sealing secrets that must be read again (code-host tokens, webhook secrets)
  * with authenticated encryption bound to `aad`, one-way digests of bearer tokens, and secure randomness.
  */
-export class SecretBox extends Context.Tag("ports/SecretBox")<SecretBox, {
+export class SecretBox extends Context.Tag("repomarket/SecretBox")<SecretBox, {
   readonly seal: (plaintext: Redacted.Redacted<string>, aad: string) => Effect.Effect<SealedSecret>
   readonly open: (sealed: SealedSecret, aad: string) => Effect.Effect<Redacted.Redacted<string>, SecretBoxError>
   readonly digest: (token: Redacted.Redacted<string>) => TokenDigest

@@ -5,7 +5,7 @@ import { Context, type Effect } from "effect"
  * shares the store. Callers pass a digest, never the value itself, and a purpose, so values of different
  * flows can never spend each other.
  */
-export class SingleUse extends Context.Tag("ports/SingleUse")<SingleUse, {
+export class SingleUse extends Context.Tag("repomarket/SingleUse")<SingleUse, {
   /**
    * Spends `digest` under `purpose`: true the first time, false if it was already spent and has not expired.
    * Of any number of concurrent callers with the same value exactly one gets true. Entries past `expiresAt`

@@ -34,6 +34,6 @@ export class WalletProofError extends Data.TaggedError("WalletProofError")<{
 }> {}
 
 /** Checks a wallet's signed sign-in message (x402 Sign-In-With-X: SIWE on EVM, SIWS on Solana). */
-export class WalletProof extends Context.Tag("ports/WalletProof")<WalletProof, {
+export class WalletProof extends Context.Tag("repomarket/WalletProof")<WalletProof, {
   readonly verify: (proof: string, expected: WalletProofExpectation) => Effect.Effect<ProvenWallet, WalletProofError>
 }>() {}

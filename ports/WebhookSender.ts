@@ -11,7 +11,7 @@ export class WebhookSendError extends Data.TaggedError("WebhookSendError")<{
  * t=<unix>,v1=<hex hmac-sha256 of "<t>.<body>">`). Redirects are not followed; the target's addresses are
  * checked again when connecting.
  */
-export class WebhookSender extends Context.Tag("ports/WebhookSender")<WebhookSender, {
+export class WebhookSender extends Context.Tag("repomarket/WebhookSender")<WebhookSender, {
   /** Checks a URL before it is saved: scheme and the addresses it resolves to. */
   readonly checkTarget: (url: string) => Effect.Effect<void, WebhookSendError>
   readonly post: (request: {

@@ -53,7 +53,7 @@ const HOST_CHECK_CONCURRENCY = 4
  * The signed-in seller's account: `get` reads it, `patch` changes tagline, webhook and default wallets; a wallet
  * added for a chain fills that chain on the listings lacking it and rebuilds their checkouts.
  */
-export class Accounts extends Effect.Service<Accounts>()("usecases/Accounts", {
+export class Accounts extends Effect.Service<Accounts>()("repomarket/Accounts", {
   effect: Effect.gen(function*() {
     const accounts = yield* AccountStore
     const store = yield* ListingStore

@@ -43,7 +43,7 @@ export interface IssuedSession {
  * Sign-in and credentials: magic links mailed and exchanged for sessions, bearer credentials resolved to a
  * principal, API keys created, listed and revoked, sign-out.
  */
-export class Auth extends Effect.Service<Auth>()("usecases/Auth", {
+export class Auth extends Effect.Service<Auth>()("repomarket/Auth", {
   effect: Effect.gen(function*() {
     const credentials = yield* CredentialStore
     const accounts = yield* AccountStore

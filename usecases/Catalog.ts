@@ -37,7 +37,7 @@ export const readFacts = (info: RepoInfo, token: Option.Option<Redacted.Redacted
   )
 
 /** Finding what is for sale: the catalog's search and the home page, and keeping the catalog's facts current. */
-export class Catalog extends Effect.Service<Catalog>()("usecases/Catalog", {
+export class Catalog extends Effect.Service<Catalog>()("repomarket/Catalog", {
   effect: Effect.gen(function*() {
     const catalog = yield* ListingCatalog
 

@@ -30,7 +30,7 @@ export interface LedgerPage {
 }
 
 /** The seller's ledger of record: every settled sale, newest first, with what its webhook did. */
-export class Dashboard extends Effect.Service<Dashboard>()("usecases/Dashboard", {
+export class Dashboard extends Effect.Service<Dashboard>()("repomarket/Dashboard", {
   effect: Effect.gen(function*() {
     const ledger = yield* SaleLedger
     const outbox = yield* Outbox

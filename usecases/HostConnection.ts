@@ -88,7 +88,7 @@ const notThisBrowser = () =>
  * - to one use: the state and the confirmation are spent through SingleUse the first time they are used.
  * Nothing is stored until the signed-in person confirms which login goes to which account.
  */
-export class HostConnection extends Effect.Service<HostConnection>()("usecases/HostConnection", {
+export class HostConnection extends Effect.Service<HostConnection>()("repomarket/HostConnection", {
   effect: Effect.gen(function*() {
     const identity = yield* CodeHostIdentity
     const accounts = yield* AccountStore

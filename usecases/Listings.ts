@@ -72,7 +72,7 @@ const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.
  * Listing repos for sale: create (anonymously or signed in), update terms, take down, the seller's inventory, and
  * opening a listing's sealed code-host token. A change of terms voids the checkout and mints a new one.
  */
-export class Listings extends Effect.Service<Listings>()("usecases/Listings", {
+export class Listings extends Effect.Service<Listings>()("repomarket/Listings", {
   dependencies: [HostTokens.Default],
   effect: Effect.gen(function*() {
     const store = yield* ListingStore

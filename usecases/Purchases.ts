@@ -17,7 +17,7 @@ export { PAYMENT_ATTEMPTS_PER_MINUTE } from "./purchases/Pay.js"
  * and re-downloading by receipt. Each operation lives in its own file under `purchases/` (quote, pay, goods, the
  * recovery of payments already on the ledger, and the messages a buyer reads); this service wires them.
  */
-export class Purchases extends Effect.Service<Purchases>()("usecases/Purchases", {
+export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases", {
   dependencies: [HostTokens.Default],
   effect: Effect.gen(function*() {
     const deps = yield* purchaseDeps

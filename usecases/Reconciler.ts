@@ -41,7 +41,7 @@ export interface ReconcileSummary {
  * `sale.settled` event queued once), fails it past its `settleBy`, or leaves it pending. Run periodically by
  * each host: the Node server's worker, the Lambda schedule.
  */
-export class Reconciler extends Effect.Service<Reconciler>()("usecases/Reconciler", {
+export class Reconciler extends Effect.Service<Reconciler>()("repomarket/Reconciler", {
   effect: Effect.gen(function*() {
     const ledger = yield* SaleLedger
     const settlements = yield* Settlements

@@ -53,7 +53,7 @@ const HOUR_MS = 60 * 60 * 1000
  * listing gets that sale's goods again — the commit it paid for, on the checkout it paid on or any later one of
  * the same listing, also after a reprice or a takedown. No payment, no new sale, nothing settles.
  */
-export class Redownloads extends Effect.Service<Redownloads>()("usecases/Redownloads", {
+export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redownloads", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
     const ledger = yield* SaleLedger

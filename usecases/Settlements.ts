@@ -39,7 +39,7 @@ const saleLabels = (sale: Sale) => ({ livemode: String(sale.livemode), chain: sa
  * whichever gets there first moves the sale and the others see the result: never two events for one sale,
  * never a settled sale marked failed.
  */
-export class Settlements extends Effect.Service<Settlements>()("usecases/Settlements", {
+export class Settlements extends Effect.Service<Settlements>()("repomarket/Settlements", {
   effect: Effect.gen(function*() {
     const accounts = yield* AccountStore
     const ledger = yield* SaleLedger

@@ -36,7 +36,7 @@ export const sitemapPages = (repos: ReadonlyArray<SellingRepo>): ReadonlyArray<S
 }
 
 /** The public pages worth indexing, for `/sitemap.xml`. */
-export class Sitemap extends Effect.Service<Sitemap>()("usecases/Sitemap", {
+export class Sitemap extends Effect.Service<Sitemap>()("repomarket/Sitemap", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
     return {

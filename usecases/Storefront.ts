@@ -60,7 +60,7 @@ export interface RepoPage {
 }
 
 /** The public pages: an owner's page and a listed repo's page, with a preview read from the code host. */
-export class Storefront extends Effect.Service<Storefront>()("usecases/Storefront", {
+export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefront", {
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
     const accounts = yield* AccountStore

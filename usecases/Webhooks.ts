@@ -31,7 +31,7 @@ const outcomeOf = (event: WebhookEvent): string =>
  * one event at the same time), POST each signed with the account's current secret, record the outcome.
  * Retries grow for about 30 s from the first attempt, 5 s per attempt, then the event is marked failed.
  */
-export class Webhooks extends Effect.Service<Webhooks>()("usecases/Webhooks", {
+export class Webhooks extends Effect.Service<Webhooks>()("repomarket/Webhooks", {
   effect: Effect.gen(function*() {
     const outbox = yield* Outbox
     const accounts = yield* AccountStore

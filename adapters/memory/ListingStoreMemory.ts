@@ -16,7 +16,7 @@ const byLower = (a: string, b: string) => {
 const newestFirst = (a: Listing, b: Listing) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
 
 /** The listings map, shared with ListingCatalogMemory, which searches the same listings. */
-export class ListingsMemory extends Context.Tag("adapters/memory/ListingsMemory")<ListingsMemory, Map<ListingId, Listing>>() {
+export class ListingsMemory extends Context.Tag("repomarket/ListingsMemory")<ListingsMemory, Map<ListingId, Listing>>() {
   /** A fresh, empty map: provide it once to both ListingStoreMemory and ListingCatalogMemory. */
   static readonly Live = Layer.sync(ListingsMemory, () => new Map<ListingId, Listing>())
 }

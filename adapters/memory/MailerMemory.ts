@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option, Ref } from "effect"
 import { type Mail, Mailer } from "../../ports/Mailer.js"
 
 /** What the memory mailer has captured, oldest first; for tests. */
-export class SentMail extends Context.Tag("test/SentMail")<SentMail, {
+export class SentMail extends Context.Tag("repomarket/SentMail")<SentMail, {
   readonly all: Effect.Effect<ReadonlyArray<Mail>>
   readonly last: Effect.Effect<Option.Option<Mail>>
   readonly clear: Effect.Effect<void>

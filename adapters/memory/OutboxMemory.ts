@@ -7,7 +7,7 @@ import { Outbox } from "../../ports/Outbox.js"
  * The memory outbox's events. SaleLedgerMemory shares them, so its `settle` can write the sale and queue
  * the event in one synchronous step, as atomic as the SQL statement (see StorageMemory).
  */
-export class OutboxEvents extends Context.Tag("memory/OutboxEvents")<OutboxEvents, Map<EventId, WebhookEvent>>() {}
+export class OutboxEvents extends Context.Tag("repomarket/OutboxEvents")<OutboxEvents, Map<EventId, WebhookEvent>>() {}
 
 /** A fresh, empty `OutboxEvents` map. */
 export const OutboxEventsMemory = Layer.sync(OutboxEvents, () => new Map<EventId, WebhookEvent>())

@@ -62,7 +62,7 @@ const HTTP_API_SCALAR = "@effect/platform/HttpApiScalar"
  * Where `/docs/scalar.js` comes from, read on its first request (then cached): by default @effect/platform's
  * HttpApiScalar, imported then. A host whose code is bundled without node_modules provides its own source.
  */
-export class ScalarScriptSource extends Context.Reference<ScalarScriptSource>()("app/pages/ScalarScriptSource", {
+export class ScalarScriptSource extends Context.Reference<ScalarScriptSource>()("repomarket/ScalarScriptSource", {
   defaultValue: (): Effect.Effect<string, never, HttpRouter.HttpRouter.DefaultServices> =>
     Effect.flatMap(Effect.promise(() => import(HTTP_API_SCALAR) as Promise<HttpApiScalarModule>), (m) => Effect.orDie(scalarScriptOf(m)))
 }) {}

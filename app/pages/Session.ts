@@ -22,7 +22,7 @@ export interface Form {
 
 const CSRF_FIELD = "csrf"
 
-export class PageSessions extends Effect.Service<PageSessions>()("http/PageSessions", {
+export class PageSessions extends Effect.Service<PageSessions>()("repomarket/PageSessions", {
   effect: Effect.gen(function*() {
     const auth = yield* Auth
     const box = yield* SecretBox

@@ -9,7 +9,7 @@ export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuild
  * The caller's address for one request where no socket tells it (a web-standard handler): what the per-client
  * limits count by. Set by the embedder from something it trusts (its platform's connection info), never a header.
  */
-export class ClientAddress extends Context.Tag("hosts/embed/ClientAddress")<ClientAddress, string>() {}
+export class ClientAddress extends Context.Tag("repomarket/ClientAddress")<ClientAddress, string>() {}
 
 /** Makes `ClientAddress`, when given, the request's `remoteAddress` (what app/handlers/ClientAddress.ts reads). */
 export const withClientAddress = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>

@@ -8,7 +8,7 @@ import { type PerInstance, perInstance } from "./PerInstance.js"
  * The caller's address for one invocation, from `requestContext.http.sourceIp`: API Gateway and Function
  * URLs fill it from the connection, not from a header, so it is as trustworthy as a socket's peer.
  */
-export class LambdaSourceIp extends Context.Tag("hosts/lambda/LambdaSourceIp")<LambdaSourceIp, string>() {}
+export class LambdaSourceIp extends Context.Tag("repomarket/LambdaSourceIp")<LambdaSourceIp, string>() {}
 
 /**
  * Makes the invocation's source IP the request's `remoteAddress`, which is what the app's per-client

@@ -19,7 +19,7 @@ export const LAMBDA_RECONCILE_BATCH = 20
 /** The most a run spends resolving pending sales before it delivers webhooks. */
 export const RECONCILE_BUDGET_MS = 15_000
 
-class ReconcileSettings extends Context.Tag("hosts/lambda/ReconcileSettings")<ReconcileSettings, ReconcileOptions>() {}
+class ReconcileSettings extends Context.Tag("repomarket/ReconcileSettings")<ReconcileSettings, ReconcileOptions>() {}
 const ReconcileSettingsLive = Layer.effect(ReconcileSettings, reconcileOptions(LAMBDA_RECONCILE_BATCH))
 
 /** How long a scheduled delivery run goes on. */
