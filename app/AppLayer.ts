@@ -30,6 +30,7 @@ import { McpRoutesLive } from "./mcp/McpRoute.js"
 import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
 import { PageSessions } from "./pages/Session.js"
+import { WellKnownKeysLive } from "./pages/WellKnownKeys.js"
 import { verifyPage } from "./pages/VerifyPage.js"
 
 /** The storage ports, whatever their technology. */
@@ -63,7 +64,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive).pipe(
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive, WellKnownKeysLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).

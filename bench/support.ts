@@ -20,6 +20,7 @@ import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Either, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { getAddress, type Hex, keccak256 } from "viem"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
+import { ReceiptSignerTest } from "../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../adapters/crypto/SecretBoxAesGcm.js"
 import { eip3009Key, evmChainId, parseEip3009Payment, verifyEip3009Signature } from "../adapters/evm/EvmPayment.js"
 import { CodeHostIdentityMemory } from "../adapters/memory/CodeHostIdentityMemory.js"
@@ -195,6 +196,7 @@ export const startBenchApp = async (options: BenchAppOptions): Promise<BenchApp>
     Layer.succeed(RateLimiter, { consume: () => Effect.void }),
     WebhookSenderHttp,
     Layer.succeed(PublicOrigin, { baseUrl: origin }),
+    ReceiptSignerTest.pipe(Layer.provide(Layer.succeed(PublicOrigin, { baseUrl: origin }))),
     PaymentFacilitatorLive,
     PackagerTarGz,
     WalletProofSiwx

@@ -16,6 +16,11 @@ export interface PaymentRequiredOptions {
   readonly detail?: string | undefined
   /** x402 v2 extensions the 402 declares (see `CHECKOUT_EXTENSIONS`). */
   readonly extensions?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * Extensions the v1 body carries too (top-level `extensions`, where x402's `offer-receipt` extension puts its
+   * signed offers in x402 v1); also declared in v2.
+   */
+  readonly v1Extensions?: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -95,6 +100,8 @@ export interface PaymentRequiredV1 {
   readonly detail?: string
   /** The payment options, one per chain. */
   readonly accepts: ReadonlyArray<RequirementV1>
+  /** The signed offers (`offer-receipt`), where the 402 has them. */
+  readonly extensions?: Readonly<Record<string, unknown>>
 }
 
 /** A requirement as x402 v2 puts it on the wire. */
@@ -134,7 +141,9 @@ export const paymentRequiredV2 = (
   error: options.error ?? "PAYMENT-SIGNATURE header is required",
   resource: { url: options.resource, description: options.description, mimeType: GOODS_MIME_TYPE },
   accepts: requirements.map(requirementV2),
-  ...(options.extensions === undefined ? {} : { extensions: options.extensions })
+  ...(options.extensions === undefined && options.v1Extensions === undefined
+    ? {}
+    : { extensions: { ...options.extensions, ...options.v1Extensions } })
 })
 
 /** The JSON body of a 402, which is what x402 v1 clients (x402-fetch) read. */
@@ -145,7 +154,8 @@ export const paymentRequiredV1Body = (
   x402Version: 1,
   error: options.error ?? "X-PAYMENT header is required",
   ...(options.detail === undefined ? {} : { detail: options.detail }),
-  accepts: requirements.map((r) => requirementV1(r, options))
+  accepts: requirements.map((r) => requirementV1(r, options)),
+  ...(options.v1Extensions === undefined ? {} : { extensions: options.v1Extensions })
 })
 
 /** Base64 of the UTF-8 JSON, byte for byte what @x402/core's header encoders produce. */
@@ -155,10 +165,12 @@ export const encodeHeader = (value: unknown): string => Buffer.from(JSON.stringi
  * The settlement receipt header of a paid response: `PAYMENT-RESPONSE` for v2, `X-PAYMENT-RESPONSE` with the
  * v1 network name for v1. Both carry `success`, `transaction`, `network` and `payer` (required in v1, optional
  * in v2); a failed settlement carries an empty transaction and its `errorReason`, as the specs have it.
+ * `extensions` (the signed receipt of `offer-receipt`, see `receiptExtension`) go in as given.
  */
 export const paymentResponseHeader = (
   settlement: Settlement & { readonly payer: string },
-  version: 1 | 2
+  version: 1 | 2,
+  extensions?: Readonly<Record<string, unknown>>
 ): { readonly name: "PAYMENT-RESPONSE" | "X-PAYMENT-RESPONSE"; readonly value: string } => {
   const network = version === 1
     ? Option.getOrElse(v1FromCaip2(settlement.network), () => settlement.network)
@@ -168,7 +180,8 @@ export const paymentResponseHeader = (
     transaction: settlement.transaction ?? "",
     network,
     payer: settlement.payer,
-    ...(settlement.errorReason !== null ? { errorReason: settlement.errorReason } : {})
+    ...(settlement.errorReason !== null ? { errorReason: settlement.errorReason } : {}),
+    ...(extensions === undefined ? {} : { extensions })
   }
   return { name: version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", value: encodeHeader(body) }
 }

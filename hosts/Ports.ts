@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
+import { ReceiptSignerLive } from "../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxAesGcm } from "../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostGithub } from "../adapters/github/CodeHostGithub.js"
 import { CodeHostIdentityGithub } from "../adapters/github/CodeHostIdentityGithub.js"
@@ -48,6 +49,8 @@ export const composePorts = <S, E1, E2, E3>(choices: PortChoices<S, E1, E2, E3>)
     ChainsLive,
     WebhookSenderHttp,
     PublicOriginFromConfig,
+    // The marketplace's signing key for offers and receipts, derived from SECRET_KEYS (see docs/receipts.md).
+    ReceiptSignerLive.pipe(Layer.provide(PublicOriginFromConfig)),
     PaymentFacilitatorLive,
     PackagerTarGz,
     WalletProofSiwx

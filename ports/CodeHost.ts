@@ -1,10 +1,13 @@
 import { Context, Data, type Effect, type Option, type Redacted, Stream } from "effect"
 import type { RepoTree } from "../model/Goods.js"
 import type { RepoRef } from "../model/Ids.js"
+import type { ArchiveDigest } from "../model/ReceiptClaims.js"
 
 // A repository tree is model data (the test goods are made from it); re-exported here under the names adapters
 // and hosts have always imported them by.
 export type { RepoTree, TreeEntry } from "../model/Goods.js"
+// A commit's archive digest is model data (receipts and offers carry it); re-exported for the adapters.
+export type { ArchiveDigest } from "../model/ReceiptClaims.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
 export interface RepoInfo {
@@ -80,14 +83,22 @@ export class CodeHost extends Context.Tag("ports/CodeHost")<CodeHost, {
     token: Option.Option<Redacted.Redacted<string>>
   ) => Effect.Effect<Option.Option<Readme>, CodeHostError>
   /**
-   * The tarball of one commit, streamed: never buffered whole, except an archive the adapter already holds in
-   * memory, which it may answer with `wholeArchive` (hosts may then send it as one buffer, with its length).
+   * The tarball of one commit of `ref` (fetched by its sha, never by a branch name), streamed: never buffered
+   * whole, except an archive the adapter already holds in memory, which it may answer with `wholeArchive`
+   * (hosts may then send it as one buffer, with its length). A sha the repository does not have fails.
+   * The first archive of a commit that streams to its end records its `ArchiveDigest`; a later archive of
+   * that commit whose bytes differ fails at its end (a host then cuts the connection), never delivered whole.
    */
   readonly archive: (
     ref: RepoRef,
     commitSha: string,
     token: Option.Option<Redacted.Redacted<string>>
   ) => Stream.Stream<Uint8Array, CodeHostError>
+  /**
+   * The digest of the archive of `commitSha`, when this host cut one before (see `archive`); none yet
+   * otherwise. Asks nothing of the code host.
+   */
+  readonly archiveDigest: (ref: RepoRef, commitSha: string) => Effect.Effect<Option.Option<ArchiveDigest>>
   /**
    * The owner's public repositories. An anonymous lookup anybody can trigger for any name: an adapter with a
    * shared quota may refuse it (`quota_reserved`) rather than spend what previews and purchases need.

@@ -1,5 +1,6 @@
 import { ConfigProvider, Context, Effect, Layer, Option, Ref } from "effect"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
+import { ReceiptSignerTest } from "../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostIdentityMemory } from "../adapters/memory/CodeHostIdentityMemory.js"
 import { CodeHostMemory, type FakeRepo } from "../adapters/memory/CodeHostMemory.js"
@@ -62,6 +63,10 @@ export const memoryPorts = (options: MemoryPortsOptions = {}) => {
   const config = Layer.setConfigProvider(
     ConfigProvider.fromMap(new Map(Object.entries({ BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", ...options.settings })))
   )
+  const origin = Layer.succeed(
+    PublicOrigin,
+    options.baseUrl === undefined ? { baseUrl: "http://localhost:3000", isDefault: true } : { baseUrl: options.baseUrl.replace(/\/+$/, "") }
+  )
   return Layer.mergeAll(
     options.storage ?? StorageMemory,
     CodeHostMemory(options.repos ?? []),
@@ -71,10 +76,9 @@ export const memoryPorts = (options: MemoryPortsOptions = {}) => {
     MailerCapturing(options.onMail),
     RateLimiterMemory,
     WebhookSenderHttp.pipe(Layer.provide(config)),
-    Layer.succeed(
-      PublicOrigin,
-      options.baseUrl === undefined ? { baseUrl: "http://localhost:3000", isDefault: true } : { baseUrl: options.baseUrl.replace(/\/+$/, "") }
-    ),
+    origin,
+    // A fresh signing key per app: its receipts verify with the keys it publishes.
+    ReceiptSignerTest.pipe(Layer.provide(origin)),
     PaymentFacilitatorLive.pipe(Layer.provide(config)),
     PackagerTarGz,
     WalletProofSiwx

@@ -2,6 +2,7 @@ import { join } from "node:path"
 import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { RepoRef } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
+import { ArchiveDigests } from "../crypto/ArchiveDigests.js"
 import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
@@ -53,6 +54,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const archives = new ArchiveCache(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes)
     const diskBytes = Option.getOrElse(yield* archiveCacheBytes, () => tuning.archiveDiskBytes)
     const disk = diskBytes > 0 ? new ArchiveDisk(join(yield* dataDir, "archives"), diskBytes) : null
+    const digests = new ArchiveDigests()
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
     // Loaded once and shared by concurrent first readers; a failed load is not kept, so the next README tries again.
@@ -217,9 +219,15 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       readme,
       archive: (ref, commitSha, token) => {
         const download = archiveStream(endpoints, serverToken, tuning, quota, ref, commitSha, token)
-        // Memory first (small archives, per credential), then the disk (any size, per repo and commit).
-        return archives.through(ref, commitSha, credentialKey(token), disk === null ? download : disk.through(ref, commitSha, download))
+        // Memory first (small archives, per credential), then the disk (any size, per repo and commit); whichever
+        // answers, the bytes are checked against the commit's digest (recorded by its first whole archive).
+        return digests.through(
+          ref,
+          commitSha,
+          archives.through(ref, commitSha, credentialKey(token), disk === null ? download : disk.through(ref, commitSha, download))
+        )
       },
+      archiveDigest: (ref, commitSha) => Effect.sync(() => Option.fromNullable(digests.get(ref, commitSha))),
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
     }

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { RepoRef, repoKey } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type RepoInfo, type TreeEntry } from "../../ports/CodeHost.js"
+import { ArchiveDigests } from "../crypto/ArchiveDigests.js"
 import { escapeHtml } from "../../codec/EscapeHtml.js"
 
 /** A repository the fake code host serves. Files are path → content. */
@@ -25,7 +26,10 @@ export interface FakeRepo {
   readonly license?: string | null
   /** Default `main`. */
   readonly defaultBranch?: string
-  /** The commit a buyer gets; a fixed fake sha by default. */
+  /**
+   * The commit a buyer gets; a fixed fake sha by default. Putting the repo again with another `headSha` is a
+   * push: the earlier commits stay readable by their sha (with the files they had), as on a code host.
+   */
   readonly headSha?: string
   /** The repository's files, path to content. */
   readonly files?: Readonly<Record<string, string>>
@@ -33,6 +37,7 @@ export interface FakeRepo {
 
 /** Lets tests change the fake host while the server runs: add or remove repos, revoke tokens, go down. */
 export class CodeHostMemoryControl extends Context.Tag("adapters/CodeHostMemoryControl")<CodeHostMemoryControl, {
+  /** Adds a repo, or replaces it: with another `headSha`, a push (earlier commits stay readable). */
   readonly put: (repo: FakeRepo) => Effect.Effect<void>
   readonly remove: (owner: string, name: string) => Effect.Effect<void>
   readonly setDown: (down: "rate_limited" | "unavailable" | null) => Effect.Effect<void>
@@ -43,12 +48,15 @@ export class CodeHostMemoryControl extends Context.Tag("adapters/CodeHostMemoryC
 const fail = (reason: CodeHostError["reason"], message: string, retryAfterSeconds?: number) =>
   Effect.fail(new CodeHostError(retryAfterSeconds === undefined ? { reason, message } : { reason, message, retryAfterSeconds }))
 
+/** The head commit of a fake repo. */
+const headOf = (repo: FakeRepo): string => repo.headSha ?? "0123456789abcdef0123456789abcdef01234567"
+
 const info = (repo: FakeRepo): RepoInfo => ({
   ref: new RepoRef({ owner: repo.owner, name: repo.name }),
   htmlUrl: `https://github.com/${repo.owner}/${repo.name}`,
   isPrivate: repo.isPrivate ?? false,
   defaultBranch: repo.defaultBranch ?? "main",
-  headSha: repo.headSha ?? "0123456789abcdef0123456789abcdef01234567",
+  headSha: headOf(repo),
   description: repo.description ?? null,
   language: repo.language ?? null,
   stars: repo.stars ?? 0,
@@ -72,6 +80,16 @@ const treeOf = (files: Readonly<Record<string, string>>): ReadonlyArray<TreeEntr
 export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
   Layer.effectContext(Effect.sync(() => {
     const repos = new Map(seed.map((r) => [repoKey(r.owner, r.name), r]))
+    // Every commit each repo had as its head, with the repo as it was then: an archive is cut from a commit of
+    // that repository only, never from a sha it never had (another repo's, or made up).
+    const commits = new Map<string, Map<string, FakeRepo>>()
+    const remember = (r: FakeRepo) => {
+      const key = repoKey(r.owner, r.name)
+      const known = commits.get(key) ?? new Map<string, FakeRepo>()
+      commits.set(key, known.set(headOf(r).toLowerCase(), r))
+    }
+    seed.forEach(remember)
+    const digests = new ArchiveDigests()
     let down: "rate_limited" | "unavailable" | null = null
     let calls = 0
 
@@ -121,7 +139,13 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
           return Option.some({ path, markdown, html: `<pre>${escapeHtml(markdown)}</pre>` })
         }),
       archive: (ref, commitSha, token) =>
-        Stream.unwrap(Effect.map(access(ref, token), (r) => Stream.fromIterable(archiveOf(r, commitSha)))),
+        Stream.unwrap(Effect.flatMap(access(ref, token), (r) => {
+          const at = commits.get(repoKey(r.owner, r.name))?.get(commitSha.toLowerCase())
+          return at === undefined
+            ? fail("repo_not_found", "The repository has no such commit.")
+            : Effect.succeed(digests.through(ref, commitSha, Stream.fromIterable(archiveOf(at, commitSha))))
+        })),
+      archiveDigest: (ref, commitSha) => Effect.sync(() => Option.fromNullable(digests.get(ref, commitSha))),
       ownerRepos: (owner) =>
         Effect.suspend(() => {
           calls++
@@ -133,7 +157,11 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
       ownerUrl: (owner) => `https://github.com/${owner}`
     }
     const control: Context.Tag.Service<CodeHostMemoryControl> = {
-      put: (repo) => Effect.sync(() => void repos.set(repoKey(repo.owner, repo.name), repo)),
+      put: (repo) =>
+        Effect.sync(() => {
+          repos.set(repoKey(repo.owner, repo.name), repo)
+          remember(repo)
+        }),
       remove: (owner, name) => Effect.sync(() => void repos.delete(repoKey(owner, name))),
       setDown: (state) => Effect.sync(() => void (down = state)),
       calls: Effect.sync(() => calls)

@@ -20,6 +20,7 @@ import {
   paymentRequiredV2,
   paymentResponseHeader
 } from "../../codec/Wire.js"
+import { offersExtension, receiptExtension, reprDigest } from "../../codec/OfferReceipt.js"
 import { Chains } from "../../ports/Chains.js"
 import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
@@ -33,8 +34,8 @@ import { clientAddress } from "./ClientAddress.js"
 import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
 
 /**
- * The 402: v2 requirements (with the payment-identifier declaration and a Sign-In-With-X challenge) in
- * `PAYMENT-REQUIRED`, the v1 object as the JSON body. A browser (HTML preferred, as the pages negotiate) gets
+ * The 402: v2 requirements (with the payment-identifier declaration, the signed offers naming the pinned commit
+ * and a Sign-In-With-X challenge) in `PAYMENT-REQUIRED`, the v1 object (with the signed offers) as the JSON body. A browser (HTML preferred, as the pages negotiate) gets
  * the checkout page as the body instead: same status, same headers, so x402 clients see no difference.
  */
 const challenge = (baseUrl: string) => (
@@ -50,7 +51,8 @@ const challenge = (baseUrl: string) => (
       description: `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
       error,
       detail,
-      extensions: CHECKOUT_EXTENSIONS
+      extensions: CHECKOUT_EXTENSIONS,
+      v1Extensions: offersExtension(quote.offers.map((jws, acceptIndex) => ({ acceptIndex, jws })))
     }
     const headers = {
       "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),
@@ -128,15 +130,23 @@ const goodsUnavailable = (goods: Goods, e: CodeHostError, receiptHeader: { reado
   })
 }
 
+/**
+ * An archive response: the bytes, with the receipt link, the `Repr-Digest` of the bytes when known before they
+ * go out (RFC 9530), the signed receipt in `X-Receipt` and, for a paid request, in the settlement response's
+ * `offer-receipt` extension.
+ */
 const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version)
+    const signed = goods.signedReceipt === null ? undefined : receiptExtension(goods.signedReceipt)
+    const receipt = version === null ? null : paymentResponseHeader(goods.settlement, version, signed)
     const options = {
       contentType: GOODS_MIME_TYPE,
       headers: {
         "content-disposition": `attachment; filename="${goods.filename}"`,
         link: `<${goods.receipt}>; rel="receipt"`,
         "cache-control": "private, no-store",
+        ...(goods.digest === null ? {} : { "repr-digest": reprDigest(goods.digest) }),
+        ...(goods.signedReceipt === null ? {} : { "x-receipt": goods.signedReceipt }),
         ...(receipt === null ? {} : { [receipt.name.toLowerCase()]: receipt.value })
       }
     }

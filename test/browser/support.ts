@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
+import { ReceiptSignerTest } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { MailerSmtp } from "../../adapters/mail/MailerSmtp.js"
 import { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
@@ -222,6 +223,7 @@ export const startBrowserApp = async (options: BrowserAppOptions = {}): Promise<
     RateLimiterMemory,
     WebhookSenderHttp,
     origin,
+    ReceiptSignerTest.pipe(Layer.provide(origin)),
     PaymentFacilitatorLive,
     PackagerTarGz,
     WalletProofSiwx

@@ -68,10 +68,10 @@ describe("the bazaar discovery extension", () => {
           // Each checkout URL is its own catalog entry: no route template folding them into one.
           expect(bazaar.routeTemplate).toBeUndefined()
           // The other extensions are still declared beside it.
-          expect(Object.keys(required.extensions).sort()).toEqual(["bazaar", "payment-identifier", "sign-in-with-x"])
+          expect(Object.keys(required.extensions).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier", "sign-in-with-x"])
           expect(required.resource).toMatchObject({ mimeType: "application/gzip", description: expect.stringContaining("Octo-Org/Widget") })
-          // The v1 body (x402 v1 has no extensions) is unchanged in shape.
-          expect(body.extensions).toBeUndefined()
+          // The v1 body carries only the signed offers (where x402's offer-receipt extension puts them in v1).
+          expect(Object.keys(body.extensions)).toEqual(["offer-receipt"])
         }
       }))
 

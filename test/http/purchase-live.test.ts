@@ -80,7 +80,14 @@ describe("live checkout: verify ok, settle ok", () => {
         const paid = yield* Effect.promise(() => wrapFetchWithPayment(fetch, client)(seller.live))
         const bytes = yield* expectGoods(paid)
         expect(bytes.toString("utf8")).toBe(WIDGET_ARCHIVE)
-        expect(unb64(paid.headers.get("payment-response"))).toEqual({ success: true, transaction: TX, network: BASE, payer: buyer.address })
+        expect(unb64(paid.headers.get("payment-response"))).toEqual({
+          success: true,
+          transaction: TX,
+          network: BASE,
+          payer: buyer.address,
+          // The signed receipt (x402 offer-receipt; test/http/purchase-pinned.test.ts verifies it).
+          extensions: { "offer-receipt": { info: { version: 1, receipt: { format: "jws", signature: paid.headers.get("x-receipt") } } } }
+        })
         const receipt = receiptOf(paid)
         expect(receipt).toMatch(/^http:\/\/repomarket\.test\/downloads\/sale_/)
 

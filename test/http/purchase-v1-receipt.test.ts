@@ -49,7 +49,9 @@ layer(LiveApp(), REAL_TIME)("v1 receipt, facilitator settles without naming the 
         success: true,
         transaction: TX,
         network: "base",
-        payer: buyer.address
+        payer: buyer.address,
+        // The signed receipt (x402 offer-receipt), at the same place as in v2.
+        extensions: { "offer-receipt": { info: { version: 1, receipt: { format: "jws", signature: paid.headers.get("x-receipt") } } } }
       })
       expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled", payer: buyer.address, transaction: TX })
     }))

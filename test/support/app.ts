@@ -2,6 +2,7 @@ import { HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } fr
 import { NodeHttpClient } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { ChainsLive } from "../../adapters/chains/ChainsLive.js"
+import { ReceiptSignerTest } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostIdentityMemory } from "../../adapters/memory/CodeHostIdentityMemory.js"
 import { CodeHostMemory, type FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
@@ -78,6 +79,7 @@ export const testPorts = (options: TestAppOptions = {}) => {
     RateLimiterMemory,
     WebhookSenderHttp.pipe(Layer.provide(config)),
     Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }),
+    ReceiptSignerTest.pipe(Layer.provide(Layer.succeed(PublicOrigin, { baseUrl: BASE_URL }))),
     PaymentFacilitatorLive.pipe(Layer.provide(config)),
     PackagerTarGz,
     WalletProofSiwx

@@ -7,6 +7,7 @@ import { Packager } from "../../ports/Packager.js"
 import { PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { RateLimiter } from "../../ports/RateLimiter.js"
+import { ReceiptSigner } from "../../ports/ReceiptSigner.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { HostTokens } from "../HostTokens.js"
@@ -26,6 +27,7 @@ export const purchaseDeps = Effect.gen(function*() {
     tokens: yield* HostTokens,
     settlements: yield* Settlements,
     limiter: yield* RateLimiter,
+    signer: yield* ReceiptSigner,
     baseUrl,
     /** The absolute URL of a repository's page. */
     pageOf: (repo: { readonly owner: string; readonly name: string }) => `${baseUrl}${repoPagePath(repo)}`

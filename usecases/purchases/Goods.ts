@@ -1,15 +1,29 @@
-import { Effect, Option, type Redacted, Stream } from "effect"
+import { Chunk, Effect, Either, Option, type Redacted, Stream } from "effect"
+import { checkoutPath, testCheckoutPath } from "../../model/Checkout.js"
 import { RepoRef } from "../../model/Ids.js"
 import type { Listing } from "../../model/Listing.js"
+import { receiptClaimsOf } from "../../model/ReceiptClaims.js"
 import type { Sale } from "../../model/Sale.js"
 import { receiptToken } from "../../model/rules/Receipt.js"
 import { testGoodsFiles } from "../../model/rules/TestGoods.js"
-import type { CodeHostError } from "../../ports/CodeHost.js"
+import { type CodeHostError, wholeArchive } from "../../ports/CodeHost.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { Goods } from "./Types.js"
 
 /** The bytes a settled sale buys, and the settlement a sale already on the ledger is answered with. */
-export const makeGoods = ({ baseUrl, box, host, packager, store, tokens }: PurchaseDeps) => {
+/** The parts of a small archive, as one array of bytes. */
+const joined = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
+  const all = Chunk.toReadonlyArray(parts)
+  const bytes = new Uint8Array(all.reduce((n, part) => n + part.length, 0))
+  let at = 0
+  for (const part of all) {
+    bytes.set(part, at)
+    at += part.length
+  }
+  return bytes
+}
+
+export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens }: PurchaseDeps) => {
   /**
    * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
    * `held` is the sale's listing when the caller already read it in this request (a purchase), and `heldToken`
@@ -27,18 +41,31 @@ export const makeGoods = ({ baseUrl, box, host, packager, store, tokens }: Purch
     const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
     const receipt = `${baseUrl}/downloads/${receiptToken(sale.id, box.mac)}`
     const token = listing === null ? Option.none() : heldToken !== undefined ? heldToken : yield* tokens.tokenOf(listing)
-    // Both kinds of goods ask the code host only when their body is first pulled: a failure there comes
-    // after the sale settled, and the host answers it with the receipt link (goods owed, not lost).
-    const body: Stream.Stream<Uint8Array, CodeHostError> = sale.livemode
-      ? host.archive(listing?.repo ?? new RepoRef({ owner, name }), sha, token)
-      : Stream.unwrap(Effect.gen(function*() {
-        const info = yield* host.repo({ owner, name }, token)
-        // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
-        const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
-        const tree = yield* host.tree(pinned, token)
-        return packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))
-      }))
-    return { sale, settlement, filename, body, receipt } satisfies Goods
+    const ref = listing?.repo ?? new RepoRef({ owner, name })
+    // The live archive streams from the code host when its body is first pulled (a failure there comes after the
+    // sale settled, and the host answers it with the receipt link: goods owed, not lost); its digest is known
+    // once a first archive of the commit was cut. The test twin's few bytes are made here, whole, so their
+    // digest is known at once; a code host failure while making them becomes the body's failure, as for a
+    // live archive.
+    const { body, digest } = sale.livemode
+      ? { body: host.archive(ref, sha, token), digest: Option.getOrNull(yield* host.archiveDigest(ref, sha)) }
+      : Either.match(
+        yield* Effect.either(Effect.gen(function*() {
+          const info = yield* host.repo({ owner, name }, token)
+          // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
+          const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
+          const tree = yield* host.tree(pinned, token)
+          return joined(yield* Stream.runCollect(packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))))
+        })),
+        {
+          onLeft: (e) => ({ body: Stream.fail<CodeHostError>(e), digest: null }),
+          onRight: (bytes) => ({ body: wholeArchive(bytes), digest: signer.digest(bytes) })
+        }
+      )
+    const resource = baseUrl + (sale.livemode ? checkoutPath(sale.checkoutId) : testCheckoutPath(sale.checkoutId))
+    const claims = receiptClaimsOf(sale, resource, digest)
+    const signedReceipt = claims === null ? null : yield* signer.sign(claims)
+    return { sale, settlement, filename, body, receipt, digest, signedReceipt } satisfies Goods
   })
 
   /** The settlement of a sale already settled, as the ledger holds it. */

@@ -32,3 +32,10 @@ export const LIVE_PAYMENTS_OFF = "Live payments are off: the operator has not co
 /** The facilitator did not answer a step that moves no money. */
 export const facilitatorUnavailable = (what: string): string =>
   `The payment facilitator could not ${what}; nothing was charged by this request. Try again shortly.`
+
+/** A v2 payment made against an offer for another commit than the checkout sells now (a push came between). */
+export const commitMovedDetail = (repository: string, commit: string): string =>
+  `The offer this payment was made against names another commit than ${repository} sells now (${commit}): the seller pushed since, or the offer was altered. Nothing was charged. This 402's signed offers name the current commit; pay one of them to receive it.`
+
+/** A v2 payment echoing the offer-receipt extension without a readable offer for its network. */
+export const OFFER_MISMATCH = "The payment echoes this checkout's signed offers, but none for its network names a commit. Nothing was charged. Pay one of this 402's offers as it was given."

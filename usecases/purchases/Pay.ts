@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { PaymentRejected, RateLimited, SettlementFailed } from "../../model/Errors.js"
+import { echoedCommit } from "../../model/ReceiptClaims.js"
 import { IdPrefix, type SaleId } from "../../model/Ids.js"
 import { Sale } from "../../model/Sale.js"
 import { Chain } from "../../model/Wallet.js"
@@ -8,10 +9,9 @@ import { newId, now } from "../../model/rules/Tokens.js"
 import type { PaymentRefused } from "../../ports/Chains.js"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
-import { settlementFailedDetail } from "./Messages.js"
+import { commitMovedDetail, OFFER_MISMATCH, settlementFailedDetail } from "./Messages.js"
 import type { makeQuoting } from "./Quote.js"
 import type { makeRecovery } from "./Recovery.js"
 
@@ -20,7 +20,7 @@ export const PAYMENT_ATTEMPTS_PER_MINUTE = 60
 
 /** Paying: the one path from a signed payment to goods. */
 export const makePay = (
-  { box, chains, host, ledger, limiter, settlements, tokens }: PurchaseDeps,
+  { box, chains, ledger, limiter, settlements, tokens }: PurchaseDeps,
   { facilitatorFor, quote, unavailable }: ReturnType<typeof makeQuoting>,
   { goodsOf }: ReturnType<typeof makeGoods>,
   { alreadyPresented, idConflict, paymentIdDigest, recovered, retry, settlementUnknown }: ReturnType<typeof makeRecovery>
@@ -30,8 +30,9 @@ export const makePay = (
     Chain.literals.find((c) => chains.facts(c, livemode).network === network)
 
   /**
-   * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver →
-   * record the sale as pending (durable before any byte leaves) → settle → mark settled → goods. Before
+   * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver (the one
+   * this request's quote read, which the payment's echoed offer must name) → record the sale as pending
+   * (durable before any byte leaves) → settle → mark settled → goods. Before
    * that: the client's attempts are limited, a retry with the buyer's payment-identifier id is recognised
    * (even at a checkout no longer current), and the payment is checked locally (signature, terms, window)
    * so junk never costs a facilitator call. A payment already on the ledger never settles twice and never
@@ -80,6 +81,15 @@ export const makePay = (
         known.value.paymentIdDigest === paymentIdDigest(payment.network, identity.payer, payment.paymentId)
       return yield* (sameBuyerId ? retry(known.value, id, livemode, payment) : alreadyPresented(known.value))
     }
+    // The offer this payment was made against (an x402 v2 client echoes the 402's signed offers) must name the
+    // commit sold now: a push between the 402 and the payment, or an edited echo, is refused here, before any
+    // facilitator call, so no payment ever buys other bytes than its offer named. Without an echo (x402 v1
+    // sends none) the payment buys the commit sold now, which its receipt names.
+    const echoed = echoedCommit(payment.raw, payment.network)
+    if (echoed._tag === "unreadable") return yield* new PaymentRejected({ reason: "offer_mismatch", detail: OFFER_MISMATCH })
+    if (echoed._tag === "names" && echoed.commit.toLowerCase() !== q.pin.commit.toLowerCase()) {
+      return yield* new PaymentRejected({ reason: "commit_moved", detail: commitMovedDetail(q.listing.repo.slug, q.pin.commit) })
+    }
     yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.some(yield* now)).pipe(Effect.mapError(refused))
 
     const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))
@@ -87,9 +97,9 @@ export const makePay = (
       return yield* new PaymentRejected({ reason: verification.invalidReason ?? "invalid_payment", detail: "The payment did not verify." })
     }
 
-    // Pin the commit and make sure the code host can still serve it, before anyone is charged.
+    // The commit was pinned by this request's quote, which read it from the code host (so the host still
+    // serves the repository) before anyone is charged.
     const token = yield* tokens.tokenOf(q.listing)
-    const info = yield* host.repo(q.listing.repo, token).pipe(Effect.mapError(cannotDeliver))
     const at = yield* now
     const saleId = yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box))
     // The payer the signature was checked against: the same string the buyer's id is scoped to.
@@ -113,7 +123,7 @@ export const makePay = (
         amount: requirement.amount,
         payTo: requirement.payTo,
         payer,
-        commitSha: info.headSha,
+        commitSha: q.pin.commit,
         transaction: null,
         status: "pending",
         failureReason: null,

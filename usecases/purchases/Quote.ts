@@ -2,15 +2,18 @@ import { Effect, Option } from "effect"
 import { checkoutPath, testCheckoutPath } from "../../model/Checkout.js"
 import { CheckoutGone, NotFound, NotSelling, PaymentsUnavailable } from "../../model/Errors.js"
 import type { CheckoutId } from "../../model/Ids.js"
+import { offerClaimsOf, type Pin, unixSeconds } from "../../model/ReceiptClaims.js"
 import { requirementsOf } from "../../model/rules/Requirements.js"
 import { isSelling } from "../../model/rules/Selling.js"
+import { now } from "../../model/rules/Tokens.js"
 import type { Facilitator } from "../../ports/PaymentFacilitator.js"
+import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import { facilitatorUnavailable, LIVE_PAYMENTS_OFF } from "./Messages.js"
 import type { Quote } from "./Types.js"
 
 /** The current checkout, the facilitator of a mode and the 402 offer. */
-export const makeQuoting = ({ baseUrl, chains, facilitators, pageOf, store }: PurchaseDeps) => {
+export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signer, store, tokens }: PurchaseDeps) => {
   /** The checkout, if it is current: unknown is 404, voided (repriced, re-walleted, taken down) is 410. */
   const current = Effect.fn("Purchases.current")(function*(id: string) {
     const found = yield* store.findCheckoutWithListing(id as CheckoutId)
@@ -36,7 +39,11 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, pageOf, store }: Pu
   /** A facilitator step that moves no money did not answer: 503, nothing charged. */
   const unavailable = (what: string) => () => new PaymentsUnavailable({ detail: facilitatorUnavailable(what) })
 
-  /** The 402 offer: one requirement per chain the listing has a payout address for. */
+  /**
+   * The 402 offer: one requirement per chain the listing has a payout address for, pinned to the commit at the
+   * head of the listing's default branch as the code host says now (its archive's digest too, once cut), each
+   * with its signed offer.
+   */
   const quote = Effect.fn("Purchases.quote")(function*(id: string, livemode: boolean) {
     const { checkout, listing, page } = yield* current(id)
     if (!isSelling(listing) || checkout.price === null || checkout.chains.length === 0) {
@@ -52,7 +59,12 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, pageOf, store }: Pu
     const resource = baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id))
     const requirements = requirementsOf(checkout, livemode, resource, (c) => chains.facts(c, livemode), (c) => extraOf.get(c) ?? {})
       .filter((r) => extraOf.has(r.chain))
-    return { checkout, listing, livemode, requirements, resource, page } satisfies Quote
+    const info = yield* host.repo(listing.repo, yield* tokens.tokenOf(listing)).pipe(Effect.mapError(cannotDeliver))
+    const pin: Pin = { commit: info.headSha, archive: Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) }
+    const at = unixSeconds(yield* now)
+    const sold = { listing: listing.id, repository: listing.repo.slug }
+    const offers = yield* Effect.forEach(requirements, (r) => signer.sign(offerClaimsOf(r, sold, pin, at + r.maxTimeoutSeconds)))
+    return { checkout, listing, livemode, requirements, resource, page, pin, offers } satisfies Quote
   })
 
   return { current, facilitatorFor, unavailable, quote } as const

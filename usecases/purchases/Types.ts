@@ -1,6 +1,7 @@
 import type { Stream } from "effect"
 import type { Checkout } from "../../model/Checkout.js"
 import type { Listing } from "../../model/Listing.js"
+import type { ArchiveDigest, Pin } from "../../model/ReceiptClaims.js"
 import type { Sale } from "../../model/Sale.js"
 import type { CodeHostError } from "../../ports/CodeHost.js"
 import type { PaymentRequirement, Settlement } from "../../ports/PaymentFacilitator.js"
@@ -19,6 +20,10 @@ export interface Quote {
   readonly resource: string
   /** Absolute URL of the repo page. */
   readonly page: string
+  /** The commit a payment now delivers and, once cut, its archive. */
+  readonly pin: Pin
+  /** The signed offer (JWS, x402 `offer-receipt`) of each requirement, in the same order. */
+  readonly offers: ReadonlyArray<string>
 }
 
 /** Paid goods: the archive of the pinned commit, or the test twin's small tar.gz. */
@@ -33,4 +38,8 @@ export interface Goods {
   readonly body: Stream.Stream<Uint8Array, CodeHostError>
   /** Absolute URL that re-downloads the same commit for 7 days. */
   readonly receipt: string
+  /** The archive's SHA-256 and size, when known before its bytes go out (see `CodeHost.archiveDigest`). */
+  readonly digest: ArchiveDigest | null
+  /** The signed receipt (JWS, x402 `offer-receipt`); null for a sale recorded before commits were pinned. */
+  readonly signedReceipt: string | null
 }

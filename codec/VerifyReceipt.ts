@@ -1,0 +1,67 @@
+import { type ArchiveDigest, parseJws, receiptClaimsProblem, type ReceiptClaims } from "../model/ReceiptClaims.js"
+
+/** A published verification key as `/.well-known/jwks.json` lists it (an Ed25519 JWK with its `kid`). */
+export interface ReceiptKey {
+  readonly kty: string
+  readonly crv?: string
+  readonly x?: string
+  readonly kid?: string
+}
+
+/** What `verifyReceipt` found: the receipt's claims and the key that signed it, or why it does not hold. */
+export type ReceiptVerification =
+  | { readonly valid: true; readonly claims: ReceiptClaims; readonly kid: string }
+  | { readonly valid: false; readonly reason: string }
+
+const isKeyList = (keys: ReadonlyArray<ReceiptKey> | { readonly keys: ReadonlyArray<ReceiptKey> }): keys is ReadonlyArray<ReceiptKey> =>
+  Array.isArray(keys)
+
+const refused = (reason: string): ReceiptVerification => ({ valid: false, reason })
+
+const sameArchive = (a: ArchiveDigest | null, b: ArchiveDigest): boolean =>
+  a !== null && a.sha256 === b.sha256.toLowerCase() && a.size === b.size
+
+/**
+ * Verifies a repomarket receipt offline: an x402 `offer-receipt` receipt in JWS format (the object
+ * `{ format: "jws", signature }` from a `PAYMENT-RESPONSE`, or its JWS string from `X-Receipt`), against the
+ * marketplace's published keys (the JWK Set of `/.well-known/jwks.json`, or its `keys` array). Checks, in
+ * order: the JWS shape, the algorithm (EdDSA), that its `kid` is one of `keys`, the Ed25519 signature over the
+ * exact bytes, and that the signed payload is a receipt (an offer signed by the same key is not). With
+ * `archive` (the SHA-256 and size of the bytes you hold), also that they are the bytes the receipt names.
+ *
+ * Pure and browser-safe: Web Crypto (Ed25519) only, no network, no Node API. Never throws: a receipt that
+ * does not hold is `{ valid: false, reason }`, the reason naming the first check that failed.
+ */
+export const verifyReceipt = async (
+  receipt: string | { readonly format: string; readonly signature: string },
+  keys: ReadonlyArray<ReceiptKey> | { readonly keys: ReadonlyArray<ReceiptKey> },
+  expected: { readonly archive?: ArchiveDigest } = {}
+): Promise<ReceiptVerification> => {
+  if (typeof receipt !== "string" && receipt.format !== "jws") return refused(`format is "${receipt.format}", not "jws"`)
+  const jws = parseJws(typeof receipt === "string" ? receipt.trim() : receipt.signature)
+  if (jws === null) return refused("not a JWS compact serialization (header.payload.signature, base64url JSON)")
+  if (jws.header["alg"] !== "EdDSA") return refused(`alg is ${JSON.stringify(jws.header["alg"])}, not "EdDSA"`)
+  const kid = jws.header["kid"]
+  if (typeof kid !== "string") return refused("the JWS header names no kid")
+  const list: ReadonlyArray<ReceiptKey> = isKeyList(keys) ? keys : keys.keys
+  const key = list.find((k) => k.kid === kid)
+  if (key === undefined) return refused(`signed by ${kid}, which is not among the given keys`)
+  if (key.kty !== "OKP" || key.crv !== "Ed25519" || typeof key.x !== "string") return refused(`key ${kid} is not an Ed25519 key`)
+  let holds: boolean
+  try {
+    const publicKey = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: key.x }, { name: "Ed25519" }, false, ["verify"])
+    holds = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, jws.signature, new TextEncoder().encode(jws.signingInput))
+  } catch {
+    return refused(`key ${kid} could not be used to verify (not a valid Ed25519 public key)`)
+  }
+  if (!holds) return refused("the signature does not match: the receipt was altered or not signed by this key")
+  const problem = receiptClaimsProblem(jws.payload)
+  if (problem !== null) return refused(`the signed payload is not a receipt: ${problem}`)
+  const claims = jws.payload as ReceiptClaims
+  if (expected.archive !== undefined && !sameArchive(claims.archive, expected.archive)) {
+    return refused(claims.archive === null
+      ? "the receipt names no archive digest, so it cannot vouch for these bytes"
+      : `the bytes differ from the receipt's archive (sha-256 ${claims.archive.sha256}, ${claims.archive.size} bytes)`)
+  }
+  return { valid: true, claims, kid }
+}

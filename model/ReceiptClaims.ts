@@ -1,0 +1,244 @@
+/**
+ * What the marketplace signs, as x402's `offer-receipt` extension (v1) carries it in JWS payloads: an offer per
+ * payment option of a 402, and a receipt per delivery. Beyond the extension's own fields (`version`,
+ * `resourceUrl`, `scheme`, `network`, `asset`, `payTo`, `amount`, `validUntil`; `payer`, `issuedAt`,
+ * `transaction`), both name what is sold: the listing, the repository, the commit the archive is cut from and,
+ * once known, the archive's SHA-256 and size. Pure data and rules; signing and verifying are elsewhere.
+ */
+
+import type { PaymentRequirement } from "./Payment.js"
+import type { Sale } from "./Sale.js"
+
+/** The extension's payload version these claims follow. */
+export const OFFER_RECEIPT_VERSION = 1
+
+/** What one commit's archive is: its SHA-256 (lower-case hex) and size in bytes. */
+export interface ArchiveDigest {
+  /** SHA-256 of the archive's bytes, lower-case hex. */
+  readonly sha256: string
+  /** The archive's length in bytes. */
+  readonly size: number
+}
+
+/** What a 402 pins: the commit a purchase delivers and, once a first archive of it was cut, that archive. */
+export interface Pin {
+  /** The full commit id (40 hex digits) the archive is cut from. */
+  readonly commit: string
+  /** The archive of that commit, when known; null before its first cut. */
+  readonly archive: ArchiveDigest | null
+}
+
+/** The claims of a signed offer: one payment option of a 402 and what it buys. */
+export interface OfferClaims {
+  readonly version: number
+  /** The checkout URL paid. */
+  readonly resourceUrl: string
+  readonly scheme: string
+  /** CAIP-2. */
+  readonly network: string
+  readonly asset: string
+  readonly payTo: string
+  /** Atomic units, decimal. */
+  readonly amount: string
+  /** Unix seconds after which the offer is no longer honoured. */
+  readonly validUntil: number
+  /** The listing's id. */
+  readonly listing: string
+  /** `owner/name`. */
+  readonly repository: string
+  /** The commit a payment made against this offer delivers. */
+  readonly commit: string
+  /** The archive of that commit, when known. */
+  readonly archive: ArchiveDigest | null
+  /** False for the test twin (simulated money). */
+  readonly livemode: boolean
+}
+
+/** The claims of a signed receipt: one payment bound to what was delivered for it, and when. */
+export interface ReceiptClaims {
+  readonly version: number
+  /** CAIP-2. */
+  readonly network: string
+  /** The checkout URL paid. */
+  readonly resourceUrl: string
+  readonly payer: string
+  /** Unix seconds the receipt stands from: the delivery time. */
+  readonly issuedAt: number
+  /** The settling transaction (simulated ones start with `sim_`). */
+  readonly transaction: string
+  readonly asset: string
+  /** Atomic units, decimal. */
+  readonly amount: string
+  readonly payTo: string
+  /** The sale's id. */
+  readonly sale: string
+  /** The listing's id. */
+  readonly listing: string
+  /** `owner/name`. */
+  readonly repository: string
+  /** The commit delivered. */
+  readonly commit: string
+  /** The delivered archive; null when its first cut was still streaming when the receipt was issued. */
+  readonly archive: ArchiveDigest | null
+  /** Unix seconds the goods were released (the sale settled). */
+  readonly deliveredAt: number
+  /** False for the test twin (simulated money; the archive is the twin's manifest, not the repository). */
+  readonly livemode: boolean
+}
+
+const HEX_64 = /^[0-9a-f]{64}$/
+const COMMIT = /^[0-9a-f]{40}$/
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0
+
+const isSeconds = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+
+/** Whether `value` is archive facts (or null), as the claims carry them. */
+export const isArchiveDigest = (value: unknown): value is ArchiveDigest | null =>
+  value === null ||
+  (isRecord(value) && typeof value["sha256"] === "string" && HEX_64.test(value["sha256"]) && isSeconds(value["size"]))
+
+const TEXT_FIELDS = ["network", "resourceUrl", "payer", "transaction", "asset", "amount", "payTo", "sale", "listing", "repository"] as const
+
+/**
+ * The reason `value` is not receipt claims, or null when it is. An offer (it names no payer) or anything else
+ * signed by the same key is not a receipt.
+ */
+export const receiptClaimsProblem = (value: unknown): string | null => {
+  if (!isRecord(value)) return "the payload is not a JSON object"
+  if (value["version"] !== OFFER_RECEIPT_VERSION) return `version is not ${OFFER_RECEIPT_VERSION}`
+  for (const field of TEXT_FIELDS) if (!isText(value[field])) return `${field} is missing or not a string`
+  if (!/^[0-9]{1,78}$/.test(value["amount"] as string)) return "amount is not atomic units"
+  if (typeof value["commit"] !== "string" || !COMMIT.test(value["commit"])) return "commit is not a 40-digit commit id"
+  if (!isArchiveDigest(value["archive"])) return "archive is not {sha256, size} nor null"
+  if (!isSeconds(value["issuedAt"])) return "issuedAt is not unix seconds"
+  if (!isSeconds(value["deliveredAt"])) return "deliveredAt is not unix seconds"
+  if (typeof value["livemode"] !== "boolean") return "livemode is not a boolean"
+  return null
+}
+
+/** Unix seconds of a date. */
+export const unixSeconds = (at: Date): number => Math.floor(at.getTime() / 1000)
+
+/** base64url (no padding) → bytes; null when it is not base64url. Browser-safe (no Buffer). */
+export const fromBase64Url = (text: string): Uint8Array | null => {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null
+  const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4)
+  const binary = atob(padded)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+/** bytes → base64url without padding. Browser-safe (no Buffer). */
+export const toBase64Url = (bytes: Uint8Array): string => {
+  let binary = ""
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** The three parts of a JWS compact serialization, decoded (header and payload as JSON); null if malformed. */
+export const parseJws = (jws: string): {
+  readonly header: Record<string, unknown>
+  readonly payload: unknown
+  readonly signingInput: string
+  readonly signature: Uint8Array
+} | null => {
+  const parts = jws.split(".")
+  if (parts.length !== 3) return null
+  const [h, p, s] = parts as [string, string, string]
+  const header = fromBase64Url(h)
+  const payload = fromBase64Url(p)
+  const signature = fromBase64Url(s)
+  if (header === null || payload === null || signature === null) return null
+  try {
+    const parsedHeader: unknown = JSON.parse(utf8.decode(header))
+    if (!isRecord(parsedHeader)) return null
+    return { header: parsedHeader, payload: JSON.parse(utf8.decode(payload)), signingInput: `${h}.${p}`, signature }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What a v2 payment echoes of the 402's signed offers (`extensions["offer-receipt"].info.offers`), read for the
+ * payment's network: `absent` when it echoes no offer-receipt extension (x402 v1, or a client that sends no
+ * extensions), else the commit the echoed offer for that network names, or `unreadable` when none names one.
+ * Signatures are not checked here: the commit is only compared with the one the checkout sells now, so a
+ * forged echo can only get its own payment refused.
+ */
+export const echoedCommit = (
+  raw: unknown,
+  network: string
+): { readonly _tag: "absent" } | { readonly _tag: "unreadable" } | { readonly _tag: "names"; readonly commit: string } => {
+  const extensions = isRecord(raw) ? raw["extensions"] : undefined
+  const extension = isRecord(extensions) ? extensions["offer-receipt"] : undefined
+  if (extension === undefined) return { _tag: "absent" }
+  const info = isRecord(extension) ? extension["info"] : undefined
+  const offers = isRecord(info) && Array.isArray(info["offers"]) ? info["offers"] : []
+  for (const offer of offers) {
+    if (!isRecord(offer) || offer["format"] !== "jws" || typeof offer["signature"] !== "string") continue
+    const parsed = parseJws(offer["signature"])
+    const claims = parsed?.payload
+    if (isRecord(claims) && claims["network"] === network && typeof claims["commit"] === "string") {
+      return { _tag: "names", commit: claims["commit"] }
+    }
+  }
+  return { _tag: "unreadable" }
+}
+
+/** The signed offer of one payment option of a 402: its terms and what paying it buys, valid until `validUntil`. */
+export const offerClaimsOf = (
+  requirement: PaymentRequirement,
+  sold: { readonly listing: string; readonly repository: string },
+  pin: Pin,
+  validUntil: number
+): OfferClaims => ({
+  version: OFFER_RECEIPT_VERSION,
+  resourceUrl: requirement.resource,
+  scheme: requirement.scheme,
+  network: requirement.network,
+  asset: requirement.asset,
+  payTo: requirement.payTo,
+  amount: requirement.amount.toString(),
+  validUntil,
+  listing: sold.listing,
+  repository: sold.repository,
+  commit: pin.commit,
+  archive: pin.archive,
+  livemode: requirement.livemode
+})
+
+/**
+ * The receipt of a settled sale: its payment (network, transaction, payer, amount, asset, payTo), what it
+ * bought (listing, repository, commit, archive) and when the goods were released (its settlement). The same
+ * sale and archive always make the same claims, so a re-download carries the same receipt. None for a sale
+ * not settled, or recorded before commits were pinned.
+ */
+export const receiptClaimsOf = (sale: Sale, resourceUrl: string, archive: ArchiveDigest | null): ReceiptClaims | null => {
+  if (sale.status !== "settled" || sale.settledAt === null || sale.commitSha === null || sale.transaction === null) return null
+  const at = unixSeconds(sale.settledAt)
+  return {
+    version: OFFER_RECEIPT_VERSION,
+    network: sale.network,
+    resourceUrl,
+    payer: sale.payer,
+    issuedAt: at,
+    transaction: sale.transaction,
+    asset: sale.asset,
+    amount: sale.amount.toString(),
+    payTo: sale.payTo,
+    sale: sale.id,
+    listing: sale.listingId,
+    repository: sale.repo,
+    commit: sale.commitSha,
+    archive,
+    deliveredAt: at,
+    livemode: sale.livemode
+  }
+}

@@ -1,0 +1,29 @@
+import { Context, type Effect } from "effect"
+
+/** One published verification key: a JWK (Ed25519, `kty: "OKP"`) with the DID URL that names it as `kid`. */
+export interface PublicKeyJwk {
+  readonly kty: "OKP"
+  readonly crv: "Ed25519"
+  /** The public key, base64url. */
+  readonly x: string
+  /** The key's DID URL (`did:web:<host>#<id>`), the `kid` of every JWS it signs. */
+  readonly kid: string
+  readonly alg: "EdDSA"
+  readonly use: "sig"
+}
+
+/**
+ * The marketplace's own signing key for x402 `offer-receipt` artifacts: signs claims as a JWS (compact
+ * serialization, EdDSA, JCS-canonical payload, `kid` in the header) with the current key, and publishes every
+ * key that verifies (the current one first, then the keys it rotated from), so an old receipt still verifies.
+ */
+export class ReceiptSigner extends Context.Tag("repomarket/ReceiptSigner")<ReceiptSigner, {
+  /** The claims as a JWS compact string signed by the current key. */
+  readonly sign: (claims: object) => Effect.Effect<string>
+  /** The DID the keys belong to (`did:web:<host>`), whose document lists `keys`. */
+  readonly did: string
+  /** Every key a signature of this marketplace may verify with: the signing one first. */
+  readonly keys: ReadonlyArray<PublicKeyJwk>
+  /** SHA-256 (lower-case hex) and length of bytes the marketplace delivers itself (the test twin's goods). */
+  readonly digest: (bytes: Uint8Array) => { readonly sha256: string; readonly size: number }
+}>() {}
