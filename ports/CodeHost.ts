@@ -72,7 +72,7 @@ export class CodeHostError extends Data.TaggedError("CodeHostError")<{
  * The code host (GitHub). A `token` is a listing's read-only token for a private repo; it is sent only to
  * the host's API and only as an Authorization header.
  */
-export class CodeHost extends Context.Tag("ports/CodeHost")<CodeHost, {
+export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
   readonly repo: (
     ref: { readonly owner: string; readonly name: string },
     token: Option.Option<Redacted.Redacted<string>>

@@ -36,7 +36,7 @@ export interface FakeRepo {
 }
 
 /** Lets tests change the fake host while the server runs: add or remove repos, revoke tokens, go down. */
-export class CodeHostMemoryControl extends Context.Tag("adapters/CodeHostMemoryControl")<CodeHostMemoryControl, {
+export class CodeHostMemoryControl extends Context.Tag("repomarket/CodeHostMemoryControl")<CodeHostMemoryControl, {
   /** Adds a repo, or replaces it: with another `headSha`, a push (earlier commits stay readable). */
   readonly put: (repo: FakeRepo) => Effect.Effect<void>
   readonly remove: (owner: string, name: string) => Effect.Effect<void>
