@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process"
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -56,7 +56,7 @@ describe("npm pack", () => {
     const shipped = new Set(files)
     const outside = files.filter((f) =>
       !/^dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)$/.test(f) &&
-      !/^(index\.ts|(entry|domain|ports|adapters|hosts|testing)\/.+\.ts)$/.test(f) &&
+      !/^(index\.ts|(entry|model|ports|usecases|codec|adapters|app|hosts|testing)\/.+\.ts)$/.test(f) &&
       f !== "package.json" && f !== "README.md"
     )
     expect(outside).toEqual([])
@@ -109,6 +109,57 @@ describe("the examples, installed from the tarball, strict tsc, plain node", () 
     writeFileSync(adapter, readFileSync(adapter, "utf8").replace("return false", "return true"))
     const red = await sh("npm", ["test"], dir).then(() => "passed", (e: { stdout: string }) => e.stdout)
     expect(plain(red)).toMatch(/Tests\s+[1-3] failed/)
+  }, 15 * 60_000)
+})
+
+describe("a strict consumer of the core alone", () => {
+  // The root entry is meant to load in a browser or an edge runtime: an app importing only `repomarket` must
+  // type-check with no Node types anywhere (`types: []`, and @types/node not among the files tsc reads even when
+  // some dependency installed it), strict, with repomarket's own declarations checked (skipLibCheck false).
+  it("type-checks an app that imports only repomarket, with no @types/node", async () => {
+    const dir = join(work, "core-only")
+    mkdirSync(join(dir, "src"), { recursive: true })
+    const ours = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+    writeFileSync(join(dir, "package.json"), JSON.stringify({
+      name: "core-only",
+      private: true,
+      type: "module",
+      dependencies: { repomarket: `file:${tarball}`, effect: ours.dependencies["effect"] },
+      devDependencies: { typescript: ours.devDependencies["typescript"] }
+    }))
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        // A browser's library: the receipt check's declarations name Web Crypto types.
+        lib: ["ES2023", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        types: [],
+        noEmit: true
+      },
+      include: ["src"]
+    }))
+    writeFileSync(join(dir, "src", "app.ts"), [
+      "import { Effect, Layer } from \"effect\"",
+      "import { formatUsd, parsePriceUsd, Purchases, SingleUse, UseCasesLive, verifyReceipt, type Listing } from \"repomarket\"",
+      "export const price = parsePriceUsd(\"4.99\")",
+      "export const shown = (listing: Listing) => listing.price === null ? \"not selling\" : formatUsd(listing.price)",
+      "export const quote = (id: string) => Effect.flatMap(Purchases, (p) => p.quote(id, false))",
+      "export const spend = (key: string) => Effect.flatMap(SingleUse, (s) => s.spend(\"demo\", key, new Date(0)))",
+      "export const wired: Layer.Layer<unknown, unknown, unknown> = UseCasesLive",
+      "export const check = verifyReceipt",
+      ""
+    ].join("\n"))
+    await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+    const { stdout } = await sh("node", ["node_modules/typescript/bin/tsc", "-p", ".", "--listFilesOnly"], dir)
+    const read = stdout.split("\n").filter((f) => f !== "")
+    expect(read.some((f) => f.includes("/node_modules/repomarket/dist/index.d.ts"))).toBe(true)
+    expect(read.filter((f) => f.includes("/@types/node/"))).toEqual([])
+    await sh("node", ["node_modules/typescript/bin/tsc", "-p", "."], dir)
   }, 15 * 60_000)
 })
 
