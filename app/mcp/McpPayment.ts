@@ -1,14 +1,15 @@
-import { Effect, Either } from "effect"
-import { InvalidInput } from "../../model/Errors.js"
+import { Effect, Either, Option } from "effect"
+import { type CheckoutGone, InvalidInput, type NotSelling, type PaymentsUnavailable } from "../../model/Errors.js"
 import { formatUsd } from "../../model/Money.js"
 import type { Settlement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import type { Purchases, Quote } from "../../usecases/Purchases.js"
 import type { Redownloads } from "../../usecases/Redownloads.js"
 import { BAZAAR_KEY, BUY_TOOL_DISCOVERY, serviceMetadata } from "../../codec/BazaarDiscovery.js"
+import { siwxExtensions } from "../../codec/SiwxWire.js"
 import { CHECKOUT_EXTENSIONS, decodePaymentHeader, encodeHeader, paymentRequiredV2 } from "../../codec/Wire.js"
 import { withSiwx } from "../handlers/Redownload.js"
 import { PAYMENT_META } from "./McpToolList.js"
-import { paymentRequiredResult, settlementObject } from "./McpResults.js"
+import { paymentRequiredResult, problemOf, problemResult, settlementObject } from "./McpResults.js"
 
 /**
  * The x402 MCP transport's payment half (coinbase/x402 specs/transports-v2/mcp.md): the payment an agent puts
@@ -51,22 +52,37 @@ const NO_PAYMENT = "payment_required"
  * Sign-In-With-X challenge, with the refusal's reason as
  * `error` when a payment was refused. A checkout that cannot be paid fails with its problem (410, 409, 503).
  */
-export const makeOffer = (purchases: Purchases, redownloads: Redownloads) => (id: string, livemode: boolean, refused?: OfferContext) =>
-  Effect.gen(function*() {
-    const quote = yield* purchases.quote(id, livemode)
-    const siwx = yield* redownloads.challenge(quote.checkout, livemode)
-    const http402 = paymentRequiredV2(quote.requirements, {
-      resource: quote.resource,
-      description: descriptionOf(quote),
-      error: refused?.reason ?? NO_PAYMENT,
-      // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's.
-      extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY }
-    })
-    const service = serviceMetadata(new URL(quote.resource).origin, quote.listing.language)
-    const required = withSiwx({ ...http402, resource: { ...http402.resource, ...service } }, siwx)
-    const price = quote.checkout.price === null ? "" : ` for ${formatUsd(quote.checkout.price)} USDC`
-    const explanation = refused === undefined
-      ? `Payment required: ${quote.listing.repo.slug}${price}${livemode ? "" : " (test twin, simulated money)"}. Sign one of the accepts with an x402 wallet and call buy_repo again with the same arguments and the payment in _meta["x402/payment"].`
-      : `The payment was refused (${refused.reason}): ${refused.detail} Nothing was delivered; pay one of the current accepts to buy.`
-    return paymentRequiredResult(required, explanation, refused?.settlement === undefined ? undefined : settlementObject(refused.settlement))
-  })
+export const makeOffer = (purchases: Purchases, redownloads: Redownloads) => {
+  type Unpayable = CheckoutGone | NotSelling | PaymentsUnavailable
+  /**
+   * A checkout that cannot be paid (voided, not selling, live payments off) still lets a wallet that paid for it
+   * re-download, as its HTTP answer does: the problem carries a Sign-In-With-X challenge for `redownload`.
+   */
+  const unpayable = (id: string, livemode: boolean) => (e: Unpayable) =>
+    Effect.flatMap(redownloads.challengeFor(id, livemode), Option.match({
+      onNone: () => Effect.fail(e),
+      onSome: (siwx) => Effect.succeed(problemResult(problemOf(e), { extensions: siwxExtensions(siwx) }))
+    }))
+
+  return (id: string, livemode: boolean, refused?: OfferContext) =>
+    Effect.gen(function*() {
+      const quote = yield* purchases.quote(id, livemode)
+      const siwx = yield* redownloads.challenge(quote.checkout, livemode)
+      const http402 = paymentRequiredV2(quote.requirements, {
+        resource: quote.resource,
+        description: descriptionOf(quote),
+        error: refused?.reason ?? NO_PAYMENT,
+        // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's.
+        extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY }
+      })
+      const service = serviceMetadata(new URL(quote.resource).origin, quote.listing.language)
+      const required = withSiwx({ ...http402, resource: { ...http402.resource, ...service } }, siwx)
+      const price = quote.checkout.price === null ? "" : ` for ${formatUsd(quote.checkout.price)} USDC`
+      const explanation = refused === undefined
+        ? `Payment required: ${quote.listing.repo.slug}${price}${livemode ? "" : " (test twin, simulated money)"}. Sign one of the accepts with an x402 wallet and call buy_repo again with the same arguments and the payment in _meta["x402/payment"].`
+        : `The payment was refused (${refused.reason}): ${refused.detail} Nothing was delivered; pay one of the current accepts to buy.`
+      return paymentRequiredResult(required, explanation, refused?.settlement === undefined ? undefined : settlementObject(refused.settlement))
+    }).pipe(
+      Effect.catchTags({ CheckoutGone: unpayable(id, livemode), NotSelling: unpayable(id, livemode), PaymentsUnavailable: unpayable(id, livemode) })
+    )
+}

@@ -48,11 +48,14 @@ export const problemOf = (error: ToolError): P.ProblemJson => {
   }
 }
 
-/** A problem as a tool error: the problem object itself is the structured content. */
-export const problemResult = (problem: P.ProblemJson): ToolResult => ({
+/**
+ * A problem as a tool error: the problem object itself is the structured content, with `extra` fields beside
+ * it (a checkout that cannot be paid adds the Sign-In-With-X challenge its HTTP answer carries).
+ */
+export const problemResult = (problem: P.ProblemJson, extra: Record<string, unknown> = {}): ToolResult => ({
   isError: true,
-  content: [{ type: "text", text: JSON.stringify(problem) }],
-  structuredContent: { ...problem }
+  content: [{ type: "text", text: JSON.stringify({ ...problem, ...extra }) }],
+  structuredContent: { ...problem, ...extra }
 })
 
 /** A successful answer: the data as structured content and as JSON text. */

@@ -123,7 +123,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
     name: "redownload",
     title: "Download a purchase again",
     description:
-      "Get a paid repository again, free, without paying twice: give the receipt link of the purchase (valid 7 days), or the checkout_url with a Sign-In-With-X proof (base64 SIGN-IN-WITH-X value) signed by the paying wallet over the `sign-in-with-x` challenge of buy_repo's payment-required answer. Returns the archive (embedded if at most 4 MiB) and its receipt link. Limited to 10 downloads of one purchase an hour.",
+      "Get a paid repository again, free, without paying twice: give the receipt link of the purchase (valid 7 days), or the checkout_url with a Sign-In-With-X proof (base64 SIGN-IN-WITH-X value) signed by the paying wallet over the `sign-in-with-x` challenge of buy_repo's answer (its payment-required, or its problem when the checkout can no longer be paid, e.g. after a reprice). Returns the archive (embedded if at most 4 MiB) and its receipt link. Limited to 10 downloads of one purchase an hour.",
     inputSchema: {
       type: "object",
       properties: {

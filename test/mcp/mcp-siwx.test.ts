@@ -4,7 +4,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x"
 import { Effect } from "effect"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
-import { BASE_WALLET } from "../support/app.js"
+import { BASE_WALLET, call } from "../support/app.js"
 import { expectTestGoods, PurchaseApp, REAL_TIME, salesOf, sell } from "../support/purchase.js"
 import { callTool, embeddedArchive } from "./doors.js"
 
@@ -57,5 +57,29 @@ layer(PurchaseApp(), REAL_TIME)("redownload by Sign-In-With-X", (it) => {
       expect(both.structuredContent).toMatchObject({ status: 400, code: "invalid_request", errors: [{ field: "arguments" }] })
 
       expect(yield* salesOf(seller.accountId)).toHaveLength(1)
+    }))
+})
+
+// A layer of its own: each layer's fake code host lists the widget once.
+layer(PurchaseApp(), REAL_TIME)("redownload by Sign-In-With-X at a voided checkout", (it) => {
+  it.effect("after a reprice the old checkout cannot be paid: 410 checkout_gone with a challenge, and the paying wallet still recovers there", () =>
+    Effect.gen(function*() {
+      const seller = yield* sell("mcp-siwx-void@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
+      const checkout = seller.listing.test_checkout_url
+      const buyer = privateKeyToAccount(generatePrivateKey())
+      const required = (yield* callTool("buy_repo", { checkout_url: checkout })).structuredContent
+      const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
+      const bought = embeddedArchive(yield* callTool("buy_repo", { checkout_url: checkout, include_archive: true }, { "x402/payment": payment }))!
+
+      const repriced = yield* call("PATCH", "/repos/Octo-Org/Widget", { token: seller.key, body: { price_usd: "0.60" } })
+      expect(repriced.status, repriced.text).toBe(200)
+      const gone = yield* callTool("buy_repo", { checkout_url: checkout })
+      expect(gone).toMatchObject({ isError: true, structuredContent: { status: 410, code: "checkout_gone" } })
+      const declared = gone.structuredContent.extensions["sign-in-with-x"]
+      expect(declared.info.uri).toBe(checkout)
+      const proof = yield* Effect.promise(async () =>
+        encodeSIWxHeader(await createSIWxPayload({ ...declared.info, chainId: SEPOLIA, type: "eip191" }, buyer, declared.info.uri)))
+      const again = yield* callTool("redownload", { checkout_url: checkout, sign_in_with_x: proof })
+      expect(embeddedArchive(again)!.equals(bought)).toBe(true)
     }))
 })
