@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { LAMBDA_REQUIRED_SETTINGS } from "../../hosts/lambda/LambdaPorts.js"
+import { LAMBDA_POOL_SIZE, LAMBDA_REQUIRED_SETTINGS } from "../../hosts/lambda/LambdaPorts.js"
 
 const root = new URL("../../", import.meta.url)
 const template = readFileSync(new URL("hosts/lambda/template.yaml", root), "utf8")
@@ -81,5 +81,20 @@ describe("hosts/lambda/template.yaml", () => {
     // Streaming past 6 MB runs at up to 2 MB/s: the 29 s of the API function would cut a large archive.
     expect(Number(/Timeout: (\d+)/.exec(resource("StreamingFunction"))![1])).toBeGreaterThanOrEqual(120)
     expect(template).toContain("!GetAtt StreamingFunctionUrl.FunctionUrl")
+  })
+
+  it("gives every function a log group of its own, kept LogRetentionDays, and a concurrency MaxHttpInstances can cap", () => {
+    const resource = (name: string) => template.slice(template.indexOf(`\n  ${name}:\n`), template.indexOf("\n\n", template.indexOf(`\n  ${name}:\n`)))
+    expect(parameter("LogRetentionDays")).toMatch(/Default: 30\n/)
+    expect(parameter("MaxHttpInstances")).toMatch(/Default: ""\n/)
+    // The arithmetic it asks of the operator names the pool each instance opens.
+    expect(parameter("MaxHttpInstances")).toContain(`up to ${LAMBDA_POOL_SIZE} PostgreSQL connections`)
+    for (const name of ["ApiFunction", "StreamingFunction", "DeliveryFunction"]) {
+      expect(resource(name), name).toMatch(new RegExp(`LoggingConfig:\\n {8}LogGroup: !Ref ${name}Logs\\n`))
+      expect(resource(`${name}Logs`), name).toMatch(/Type: AWS::Logs::LogGroup[\s\S]*RetentionInDays: !Ref LogRetentionDays/)
+      expect(resource(name), name).toMatch(/ReservedConcurrentExecutions: !If \[HasMaxHttpInstances, (!Ref MaxHttpInstances|1), !Ref AWS::NoValue\]/)
+    }
+    // Unset, nothing is reserved: a new account's quota of 10 leaves none to reserve.
+    expect(template).toContain(`HasMaxHttpInstances: !Not [!Equals [!Ref MaxHttpInstances, ""]]`)
   })
 })
