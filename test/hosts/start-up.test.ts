@@ -82,9 +82,9 @@ const waitFor = async (server: Child, found: () => boolean, ms: number) => {
 const HEADLINE = /^repomarket is answering on (\S+)/m
 
 /** Runs the server with `env` until it exits (at most a minute): its exit code, output and how long it took. */
-const refusal = async (env: Record<string, string>) => {
+const refusal = async (env: Record<string, string>, how: "npm start" | "node" = "node") => {
   const started = Date.now()
-  const server = launch("node", env)
+  const server = launch(how, env)
   const timer = setTimeout(() => void server.kill(), 60_000)
   const code = await server.exited
   clearTimeout(timer)
@@ -293,6 +293,45 @@ describe("settings refused before anything starts", () => {
   }, 70_000)
 })
 
+/**
+ * What a person sees after `npm start` refuses: npm's own headers on stdout ("> repomarket@… start" and the
+ * command), then the one line on stderr. Returns that line.
+ */
+const oneLineThroughNpm = (refused: Awaited<ReturnType<typeof refusal>>, dataDir?: string): string => {
+  const npmOwn = refused.stdout.split("\n").filter((l) => l.trim() !== "" && !/^> /.test(l))
+  expect(npmOwn, refused.stdout).toEqual([])
+  return oneLine({ ...refused, stdout: "" }, dataDir)
+}
+
+describe("the same refusals through npm start itself, as a newcomer types it", () => {
+  it("PORT=abc", async () => {
+    const dataDir = join(await tempDir(), "data")
+    const refused = await refusal({ PORT: "abc", DATA_DIR: dataDir }, "npm start")
+    expect(oneLineThroughNpm(refused, dataDir)).toBe("PORT=abc: not a port number (1–65535)")
+  }, 70_000)
+
+  it("a port in use", async () => {
+    const dataDir = join(await tempDir(), "data")
+    const taken: Server = await new Promise((resolve) => {
+      const s = createServer()
+      s.listen(0, () => resolve(s))
+    })
+    const port = (taken.address() as { port: number }).port
+    try {
+      const refused = await refusal({ PORT: String(port), DATA_DIR: dataDir }, "npm start")
+      expect(oneLineThroughNpm(refused, dataDir)).toMatch(new RegExp(`^PORT ${port} is in use`))
+    } finally {
+      await new Promise((r) => taken.close(r))
+    }
+  }, 70_000)
+
+  it("a production start without SECRET_KEYS", async () => {
+    const dataDir = join(await tempDir(), "data")
+    const refused = await refusal({ NODE_ENV: "production", PORT: String(await closedPort()), DATA_DIR: dataDir, SMTP_URL: "smtp://127.0.0.1:2525" }, "npm start")
+    expect(oneLineThroughNpm(refused, dataDir)).toMatch(/SECRET_KEYS/)
+  }, 70_000)
+})
+
 await describePostgres("npm start on PostgreSQL", () => {
   it("a database that does not exist: one line naming DATABASE_URL, the database and host:port, no password", async () => {
     const name = `repomarket_missing_${randomBytes(5).toString("hex")}`
@@ -300,8 +339,8 @@ await describePostgres("npm start on PostgreSQL", () => {
     url.pathname = `/${name}`
     // With no password of its own (trust), one that must not show; the server does not ask for it.
     if (url.password === "") url.password = "never-shown-pw"
-    const refused = await refusal({ DATABASE_URL: url.toString(), PORT: String(await closedPort()), SECRET_KEYS })
-    const line = oneLine(refused)
+    const refused = await refusal({ DATABASE_URL: url.toString(), PORT: String(await closedPort()), SECRET_KEYS }, "npm start")
+    const line = oneLineThroughNpm(refused)
     expect(line).toMatch(new RegExp(`^DATABASE_URL: database "${name}" does not exist on ${url.hostname}:${url.port || 5432}`))
     expect(line).not.toContain(decodeURIComponent(url.password))
   }, 70_000)
