@@ -6,8 +6,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { expect } from "@effect/vitest"
+import { x402Client } from "@x402/core/client"
+import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { Effect } from "effect"
 import { fetch as undiciFetch } from "undici"
+import type { PrivateKeyAccount } from "viem/accounts"
 import { bytesOf, challenge, local, origin, payWith, unb64 } from "../support/purchase.js"
 
 /** What a door answered to a payment, in door-neutral terms. */
@@ -58,6 +61,18 @@ export const callTool = (name: string, args: Record<string, unknown>, meta?: Rec
         await client.close()
       }
     }))
+
+/**
+ * buy_repo paid as an x402 MCP client pays: the payment-required answer, then the same call with the official
+ * x402 client's payment for it in `_meta["x402/payment"]` (asking for the archive to be embedded).
+ */
+export const payThroughMcp = (checkoutUrl: string, buyer: PrivateKeyAccount) =>
+  Effect.gen(function*() {
+    const required = (yield* callTool("buy_repo", { checkout_url: checkoutUrl })).structuredContent
+    const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
+    const paid = yield* callTool("buy_repo", { checkout_url: checkoutUrl, include_archive: true }, { "x402/payment": payment })
+    return { required, payment, paid }
+  })
 
 /** The embedded archive of a tool result, if any. */
 export const embeddedArchive = (result: any): Buffer | undefined => {

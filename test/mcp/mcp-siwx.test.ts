@@ -1,12 +1,10 @@
 import { expect, layer } from "@effect/vitest"
-import { x402Client } from "@x402/core/client"
-import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x"
 import { Effect } from "effect"
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 import { BASE_WALLET, call } from "../support/app.js"
 import { expectTestGoods, PurchaseApp, REAL_TIME, salesOf, sell } from "../support/purchase.js"
-import { callTool, embeddedArchive } from "./doors.js"
+import { callTool, embeddedArchive, payThroughMcp } from "./doors.js"
 
 // redownload with Sign-In-With-X through MCP: the paying wallet signs the challenge that buy_repo's
 // payment-required carries (the HTTP 402's), with @x402/extensions' own client helpers, and gets its goods
@@ -30,9 +28,7 @@ layer(PurchaseApp(), REAL_TIME)("redownload by Sign-In-With-X", (it) => {
       const seller = yield* sell("mcp-siwx@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
       const checkout = seller.listing.test_checkout_url
       const buyer = privateKeyToAccount(generatePrivateKey())
-      const required = (yield* callTool("buy_repo", { checkout_url: checkout })).structuredContent
-      const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
-      const paid = yield* callTool("buy_repo", { checkout_url: checkout, include_archive: true }, { "x402/payment": payment })
+      const { paid } = yield* payThroughMcp(checkout, buyer)
       const bought = embeddedArchive(paid)!
       expectTestGoods(bought)
 
@@ -67,9 +63,7 @@ layer(PurchaseApp(), REAL_TIME)("redownload by Sign-In-With-X at a voided checko
       const seller = yield* sell("mcp-siwx-void@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
       const checkout = seller.listing.test_checkout_url
       const buyer = privateKeyToAccount(generatePrivateKey())
-      const required = (yield* callTool("buy_repo", { checkout_url: checkout })).structuredContent
-      const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
-      const bought = embeddedArchive(yield* callTool("buy_repo", { checkout_url: checkout, include_archive: true }, { "x402/payment": payment }))!
+      const bought = embeddedArchive((yield* payThroughMcp(checkout, buyer)).paid)!
 
       const repriced = yield* call("PATCH", "/repos/Octo-Org/Widget", { token: seller.key, body: { price_usd: "0.60" } })
       expect(repriced.status, repriced.text).toBe(200)
