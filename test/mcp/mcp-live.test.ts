@@ -5,12 +5,12 @@ import { isPaymentRequired } from "@x402/core/schemas"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar"
 import { Effect } from "effect"
-import { http, HttpResponse } from "msw"
+import { delay, http, HttpResponse } from "msw"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { BASE_URL, BASE_WALLET } from "../support/app.js"
 import { recordingFacilitator } from "../support/recordingFacilitator.js"
-import { bytesOf, get, local, onlySale, PurchaseApp, REAL_TIME, sell, WIDGET_SHA } from "../support/purchase.js"
-import { callTool, embeddedArchive } from "./doors.js"
+import { bytesOf, get, local, onlySale, PurchaseApp, REAL_TIME, salesOf, sell, WIDGET_SHA } from "../support/purchase.js"
+import { callTool, embeddedArchive, payThroughMcp } from "./doors.js"
 
 // A live purchase through the MCP server: real money's requirements (Base mainnet), a facilitator on the other
 // side of HTTP (msw, answering as x402 facilitators do), the buyer's payment made by the official x402 client.
@@ -23,7 +23,8 @@ const WIDGET_ARCHIVE = "0123456 README.md\n# Widget\n\nHello <script>alert(1)</s
 
 const { calls, server: facilitator } = recordingFacilitator(FACILITATOR)
 
-const facilitatorAnswers = (payer: string) =>
+/** The facilitator verifies the payer's payment and answers settle with `settled` (by default: settled). */
+const facilitatorAnswers = (payer: string, settled: () => Promise<Response> | Response = () => HttpResponse.json({ success: true, transaction: TX, network: BASE, payer })) =>
   facilitator.use(
     http.post(`${FACILITATOR}/verify`, async ({ request }) => {
       calls.push({ path: "/verify", body: await request.json() })
@@ -31,14 +32,16 @@ const facilitatorAnswers = (payer: string) =>
     }),
     http.post(`${FACILITATOR}/settle`, async ({ request }) => {
       calls.push({ path: "/settle", body: await request.json() })
-      return HttpResponse.json({ success: true, transaction: TX, network: BASE, payer })
+      return settled()
     })
   )
+
+const LiveApp = () => PurchaseApp({ config: { X402_FACILITATOR_URL: FACILITATOR, X402_FACILITATOR_TIMEOUT_MS: "1000" } })
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
 describe("buy_repo with real money (loopback facilitator)", () => {
-  layer(PurchaseApp({ config: { X402_FACILITATOR_URL: FACILITATOR, X402_FACILITATOR_TIMEOUT_MS: "1000" } }), REAL_TIME)((it) => {
+  layer(LiveApp(), REAL_TIME)((it) => {
     it.effect("the official x402 client pays the MCP payment-required; the goods, the settlement and the receipt come back; the facilitator catalogs the MCP tool", () =>
       Effect.gen(function*() {
         const seller = yield* sell("mcp-live@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
@@ -76,6 +79,46 @@ describe("buy_repo with real money (loopback facilitator)", () => {
           expect(entry).toMatchObject({ resourceUrl: `${BASE_URL}/mcp`, toolName: "buy_repo", serviceName: "repomarket", x402Version: 2 })
           expect(entry.tags).toContain("source-code")
         }
+      }))
+  })
+})
+
+describe("buy_repo with real money: settlement outcomes as over HTTP", () => {
+  layer(LiveApp(), REAL_TIME)((it) => {
+    it.effect("settle refused: payment-required naming the reason with x402/payment-response success:false, the sale failed, no goods; again, no second settle", () =>
+      Effect.gen(function*() {
+        const seller = yield* sell("mcp-settle-failed@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        const buyer = privateKeyToAccount(generatePrivateKey())
+        facilitatorAnswers(buyer.address, () => HttpResponse.json({ success: false, errorReason: "insufficient_funds", transaction: "", network: BASE, payer: buyer.address }))
+        const { paid, payment } = yield* payThroughMcp(seller.listing.checkout_url, buyer)
+        expect(paid).toMatchObject({ isError: true, structuredContent: { x402Version: 2, error: "insufficient_funds" } })
+        expect(paid.structuredContent["x402/payment-response"]).toEqual({ success: false, transaction: "", network: BASE, payer: buyer.address, errorReason: "insufficient_funds" })
+        expect(embeddedArchive(paid)).toBeUndefined()
+        expect(JSON.stringify(paid)).not.toContain(`${BASE_URL}/downloads/`)
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+
+        const again = yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url }, { "x402/payment": payment })
+        expect(again.structuredContent["x402/payment-response"]).toMatchObject({ success: false, errorReason: "insufficient_funds" })
+        expect(calls.map((c) => c.path)).toEqual(["/verify", "/settle"])
+        expect(yield* salesOf(seller.accountId)).toHaveLength(1)
+      }))
+  })
+
+  layer(LiveApp(), REAL_TIME)((it) => {
+    it.effect("settle unanswered: 503 settlement_pending saying it may have been charged; the sale stays pending, no goods", () =>
+      Effect.gen(function*() {
+        const seller = yield* sell("mcp-settle-timeout@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        const buyer = privateKeyToAccount(generatePrivateKey())
+        facilitatorAnswers(buyer.address, async () => {
+          await delay("infinite")
+          return HttpResponse.json({ success: true, transaction: TX, network: BASE })
+        })
+        const { paid } = yield* payThroughMcp(seller.listing.checkout_url, buyer)
+        expect(paid).toMatchObject({ isError: true, structuredContent: { status: 503, code: "settlement_pending" } })
+        expect(paid.structuredContent.retry_after_seconds).toBeGreaterThan(0)
+        expect(paid.structuredContent.detail).toMatch(/may have been charged/)
+        expect(embeddedArchive(paid)).toBeUndefined()
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "pending", transaction: null })
       }))
   })
 })
