@@ -161,7 +161,11 @@ export const RepoPage = Schema.Struct({
   test_checkout_url: Schema.String,
   preview_available: Schema.Boolean,
   default_branch: Schema.NullOr(Schema.String),
-  commit: Schema.NullOr(Schema.String),
+  commit: Schema.NullOr(Schema.String).annotations({ description: "The commit a purchase now delivers (the head of the default branch)" }),
+  archive: Schema.NullOr(Schema.Struct({
+    sha256: Schema.String.annotations({ description: "SHA-256 of the commit's .tar.gz, lower-case hex (as Repr-Digest and the signed receipt name it)" }),
+    size: Schema.Int.annotations({ description: "Its size in bytes" })
+  })).annotations({ description: "The archive of that commit, once a first one was cut; null before" }),
   stars: Schema.NullOr(Schema.Int),
   topics: Schema.Array(Schema.String),
   license: Schema.NullOr(Schema.String),

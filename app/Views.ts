@@ -100,6 +100,7 @@ export const repoPageView = ({ listing: l, preview }: RepoPage, baseUrl: string)
   preview_available: preview !== null,
   default_branch: preview?.info.defaultBranch ?? null,
   commit: preview?.info.headSha ?? null,
+  archive: preview === null || preview.archive === null ? null : { ...preview.archive },
   stars: preview?.info.stars ?? null,
   topics: preview ? [...preview.info.topics] : [],
   license: preview?.info.license ?? null,

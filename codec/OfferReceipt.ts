@@ -8,14 +8,6 @@ export { type ReceiptKey, type ReceiptVerification, verifyReceipt } from "./Veri
  */
 export const OFFER_RECEIPT_KEY = "offer-receipt"
 
-/** One signed offer as a 402 carries it: the JWS of the `accepts[acceptIndex]` option. */
-export interface SignedOfferJws {
-  /** Index into `accepts` (a hint: clients match by the payload's fields). */
-  readonly acceptIndex: number
-  /** The JWS compact serialization. */
-  readonly jws: string
-}
-
 const OFFERS_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
@@ -39,11 +31,12 @@ const OFFERS_SCHEMA = {
 
 /**
  * The `offer-receipt` extension of a 402 (`extensions["offer-receipt"]`, in the v2 `PAYMENT-REQUIRED` object and
- * the v1 body alike): one signed offer per payment option. An official v2 client echoes it with its payment.
+ * the v1 body alike): one signed offer (a JWS, as `Quote.offers` has them) per payment option, in the order of
+ * `accepts`. An official v2 client echoes it with its payment.
  */
-export const offersExtension = (offers: ReadonlyArray<SignedOfferJws>): Record<string, unknown> => ({
+export const offersExtension = (offers: ReadonlyArray<string>): Record<string, unknown> => ({
   [OFFER_RECEIPT_KEY]: {
-    info: { version: 1, offers: offers.map((o) => ({ format: "jws", acceptIndex: o.acceptIndex, signature: o.jws })) },
+    info: { version: 1, offers: offers.map((jws, acceptIndex) => ({ format: "jws", acceptIndex, signature: jws })) },
     schema: OFFERS_SCHEMA
   }
 })

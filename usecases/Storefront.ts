@@ -5,7 +5,7 @@ import type { Listing } from "../model/Listing.js"
 import { categorize, type Category } from "../model/rules/Category.js"
 import { isPlausibleOwner, isPlausibleRepoName } from "../model/rules/HostUrl.js"
 import { AccountStore } from "../ports/AccountStore.js"
-import { CodeHost, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../ports/CodeHost.js"
+import { type ArchiveDigest, CodeHost, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../ports/CodeHost.js"
 import { ListingStore } from "../ports/ListingStore.js"
 import { isOutage, outage } from "./HostErrors.js"
 import { Listings } from "./Listings.js"
@@ -56,6 +56,8 @@ export interface RepoPage {
     readonly info: RepoInfo
     readonly tree: RepoTree
     readonly readme: Option.Option<Readme>
+    /** The archive of the head commit (what a purchase now delivers), once a first one was cut; else null. */
+    readonly archive: ArchiveDigest | null
   } | null
 }
 
@@ -118,7 +120,8 @@ export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefr
       const preview = yield* Effect.gen(function*() {
         const info = yield* host.repo(listing.repo, token)
         const [tree, readme] = yield* Effect.all([host.tree(info, token), host.readme(info, token)], { concurrency: 2 })
-        return { info, tree, readme }
+        const archive = Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha))
+        return { info, tree, readme, archive }
       }).pipe(
         Effect.catchTag("CodeHostError", (e) =>
           // An outage is the host's problem to report; a refusal (token revoked, repo gone) still shows the listing.

@@ -52,7 +52,7 @@ const challenge = (baseUrl: string) => (
       error,
       detail,
       extensions: CHECKOUT_EXTENSIONS,
-      v1Extensions: offersExtension(quote.offers.map((jws, acceptIndex) => ({ acceptIndex, jws })))
+      v1Extensions: offersExtension(quote.offers)
     }
     const headers = {
       "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),

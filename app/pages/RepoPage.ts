@@ -93,6 +93,11 @@ ${v.stars === null ? "" : html`<li>★ ${v.stars}</li>`}
 ${v.private ? html`<li>private repository</li>` : ""}
 <li><a href="${safeHref(v.host_url)}" rel="noopener noreferrer">on the code host</a></li>
 </ul>
+${v.commit === null
+    ? ""
+    : html`<p class="muted" id="pinned">A purchase delivers commit <code>${v.commit}</code>${v.archive === null
+      ? html` (its archive's SHA-256 is named here, in every 402 and in the signed receipt once it was first cut)`
+      : html`: archive SHA-256 <code>${v.archive.sha256}</code>, ${v.archive.size} bytes`}; every purchase comes with a signed receipt (<a href="/.well-known/jwks.json">keys</a>).</p>`}
 
 <section id="buy">
 <h2>How to buy</h2>

@@ -97,6 +97,9 @@ describe("every 402 pins the commit", () => {
             })
             expect(offer.validUntil).toBeGreaterThan(Date.now() / 1000)
           })
+          // The repo page says so too, before any archive was cut.
+          const page = yield* get(`${yield* origin}/r/Octo-Org/Widget`, { accept: "application/json" })
+          expect(yield* Effect.promise(() => page.json())).toMatchObject({ commit: WIDGET_SHA, archive: null })
           // x402 v1 clients read the body: the same signed offers, at the place the extension gives them in v1.
           expect(body.extensions["offer-receipt"].info.offers).toEqual(required.extensions["offer-receipt"].info.offers)
         }
@@ -132,6 +135,13 @@ describe("a purchase delivers the pinned commit, its digest and a signed receipt
         expect(again.headers.get("repr-digest")).toBe(reprDigestOf(bytes))
         const relinked = yield* Effect.promise(() => verifyReceipt(again.headers.get("x-receipt")!, jwks, { archive: digest }))
         expect(relinked).toMatchObject({ valid: true, claims: { sale: firstCheck.valid ? firstCheck.claims.sale : "", archive: digest } })
+
+        // The repo page (JSON and HTML) names the commit a purchase delivers and its archive.
+        const pageJson = yield* get(`${yield* origin}/r/Octo-Org/Widget?after-the-cut`, { accept: "application/json" })
+        expect(yield* Effect.promise(() => pageJson.json())).toMatchObject({ commit: WIDGET_SHA, archive: digest })
+        const htmlRes = yield* get(`${yield* origin}/r/Octo-Org/Widget`, { accept: "text/html" })
+        const pageHtml = yield* Effect.promise(() => htmlRes.text())
+        expect(pageHtml).toContain(`A purchase delivers commit <code>${WIDGET_SHA}</code>: archive SHA-256 <code>${digest.sha256}</code>, ${digest.size} bytes`)
 
         // A second buyer: the delivered bytes hash to the offered digest, in Repr-Digest and in the signed receipt.
         calls.length = 0
