@@ -18,6 +18,9 @@ import { makeMcpTools } from "../../app/mcp/McpTools.js"
 import { DefaultPorts } from "../Ports.js"
 import { LogLevelFromConfig } from "../Settings.js"
 
+// Whatever writes with console.log (a package, a stray debug line) goes to standard error too.
+console.log = console.error
+
 /** Log lines on standard error, never standard output (the MCP channel). */
 const LogToStderr = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 

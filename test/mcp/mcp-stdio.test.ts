@@ -19,7 +19,7 @@ describe("npm run --silent mcp", () => {
       args: ["run", "--silent", "mcp"],
       cwd: process.cwd(),
       // What an MCP client passes a server it starts (PATH, HOME...; not this process's test settings).
-      env: { ...getDefaultEnvironment(), DATA_DIR: dataDir, BASE_RPC_URL: "off", SOLANA_RPC_URL: "off", LOG_LEVEL: "WARN" },
+      env: { ...getDefaultEnvironment(), DATA_DIR: dataDir, BASE_RPC_URL: "off", SOLANA_RPC_URL: "off" },
       stderr: "pipe"
     })
     let log = ""
