@@ -121,6 +121,33 @@ const failureOf = (e: unknown): HostFailure => {
   }
 }
 
+/** Why a request got no answer: the network's own code (ECONNREFUSED, ENOTFOUND...) or the error's name. */
+const noAnswerCause = (e: unknown): string => {
+  const at = (v: unknown, key: string): unknown => (typeof v === "object" && v !== null ? (v as Record<string, unknown>)[key] : undefined)
+  const cause = at(e, "cause")
+  const code = at(at(cause, "cause"), "code") ?? at(cause, "code") ?? at(e, "code")
+  if (typeof code === "string" && /^[A-Z_]{3,40}$/.test(code)) return code
+  const name = at(cause, "name") ?? at(e, "name")
+  return typeof name === "string" && name !== "" && name !== "HttpError" ? name : "no answer"
+}
+
+/**
+ * The log line of a code-host outage (the request itself answers 503 host_unavailable): what GitHub did, at which
+ * `GITHUB_API_URL`, and with which credential. Never a token, a path or GitHub's own text.
+ */
+const outageLine = (error: CodeHostError, failure: HostFailure, e: unknown, apiUrl: string, credential: Credential): string => {
+  const who = credential === "server" ? "with GITHUB_TOKEN" : credential === "listing" ? "with a listing's token" : "anonymously"
+  const what = failure.status === 0
+    ? `did not answer (${noAnswerCause(e)})`
+    : error.reason === "rate_limited"
+    ? "is rate-limiting this server"
+    : failure.status === 401 && credential === "server"
+    ? "rejected GITHUB_TOKEN (expired, revoked or mistyped)"
+    : `answered HTTP ${failure.status}`
+  const hint = error.reason === "rate_limited" && credential === "none" ? "; GITHUB_TOKEN raises the limit" : ""
+  return `Code host unavailable: GitHub at GITHUB_API_URL ${apiUrl} ${what}, asked ${who}${hint}`
+}
+
 /** The credential a request carries and the header that carries it. Tokens travel only in this header. */
 export const authorizationFor = (
   token: Option.Option<Redacted.Redacted<string>>,
@@ -255,7 +282,13 @@ export const makeGithubClient = (
         Effect.catchAll((e) => {
           const failure = failureOf(e)
           if (failure.status === 304) return Effect.succeed<Answer>({ _tag: "NotModified" })
-          return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toCodeHostError(failure, credential, options.what, now)))
+          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const error = toCodeHostError(failure, credential, options.what, now)
+            // The buyer or seller reads "503 host_unavailable"; the operator reads why, here.
+            return error.reason === "unavailable" || error.reason === "rate_limited"
+              ? Effect.zipRight(Effect.logWarning(outageLine(error, failure, e, endpoints.apiUrl, credential)), Effect.fail(error))
+              : Effect.fail(error)
+          })
         })
       )
     })

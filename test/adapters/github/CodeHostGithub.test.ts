@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
-import { Chunk, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
+import { Chunk, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../model/Ids.js"
 import { CodeHost, type CodeHostError, wholeArchiveBytes } from "../../../ports/CodeHost.js"
@@ -475,4 +475,42 @@ describe("CodeHostGithub: owner index", () => {
       gh.put({ owner: "flaky", name: "thing", sha: HEAD })
       expect((yield* host.ownerRepos("flaky")).map((r) => r.ref.slug)).toEqual(["flaky/thing"])
     })))
+})
+
+describe("CodeHostGithub: the operator's log line when GitHub is down", () => {
+  /** Runs `effect` on a fresh adapter and keeps the log lines it writes. */
+  const logged = <A, E>(effect: Effect.Effect<A, E, CodeHost>, config: Record<string, string> = {}) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const keep = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => lines.push(String(message))))
+      const exit = yield* Effect.exit(Effect.provide(effect, Layer.merge(githubHost({}, config), keep)))
+      return { exit, lines }
+    })
+
+  it.effect("no answer: one warning naming GITHUB_API_URL and the network's reason; the caller gets unavailable", () =>
+    Effect.gen(function*() {
+      gh.server.use(http.get(`${API}/repos/:owner/:repo`, () => HttpResponse.error()))
+      const { exit, lines } = yield* logged(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)))
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(lines.filter((l) => l.startsWith("Code host unavailable"))).toEqual([
+        `Code host unavailable: GitHub at GITHUB_API_URL ${API} did not answer (TypeError), asked anonymously`
+      ])
+    }))
+
+  it.effect("GITHUB_TOKEN refused: the warning names the setting and never holds the token or the repo", () =>
+    Effect.gen(function*() {
+      const serverToken = ["github", "pat", "fake", "server", "0003"].join("_")
+      gh.server.use(http.get(`${API}/repos/:owner/:repo`, () => HttpResponse.json({ message: "Bad credentials" }, { status: 401 })))
+      const { lines } = yield* logged(Effect.flatMap(CodeHost, (h) => h.repo(widget, none)), { GITHUB_TOKEN: serverToken })
+      const warnings = lines.filter((l) => l.startsWith("Code host unavailable"))
+      expect(warnings).toEqual([`Code host unavailable: GitHub at GITHUB_API_URL ${API} rejected GITHUB_TOKEN (expired, revoked or mistyped), asked with GITHUB_TOKEN`])
+      expect(warnings.join("\n")).not.toContain(serverToken)
+      expect(warnings.join("\n")).not.toMatch(/widget/i)
+    }))
+
+  it.effect("a refusal about the repo or a listing's token is the seller's answer (422), not an outage: nothing logged", () =>
+    Effect.gen(function*() {
+      const { lines } = yield* logged(Effect.flatMap(CodeHost, (h) => h.repo({ owner: "octo-org", name: "no-such-repo" }, none)))
+      expect(lines.filter((l) => l.startsWith("Code host unavailable"))).toEqual([])
+    }))
 })
