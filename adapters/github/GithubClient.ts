@@ -121,14 +121,15 @@ const failureOf = (e: unknown): HostFailure => {
   }
 }
 
-/** Why a request got no answer: the network's own code (ECONNREFUSED, ENOTFOUND...) or the error's name. */
+/** Why a request got no answer: the network's code (ECONNREFUSED, ENOTFOUND...), its short message, or the error's name. */
 const noAnswerCause = (e: unknown): string => {
   const at = (v: unknown, key: string): unknown => (typeof v === "object" && v !== null ? (v as Record<string, unknown>)[key] : undefined)
   const cause = at(e, "cause")
   const code = at(at(cause, "cause"), "code") ?? at(cause, "code") ?? at(e, "code")
   if (typeof code === "string" && /^[A-Z_]{3,40}$/.test(code)) return code
+  const inner = at(at(cause, "cause"), "message")
   const name = at(cause, "name") ?? at(e, "name")
-  return typeof name === "string" && name !== "" && name !== "HttpError" ? name : "no answer"
+  return typeof inner === "string" && inner !== "" && inner.length <= 80 ? inner : typeof name === "string" && name !== "" ? name : "no answer"
 }
 
 /**
