@@ -6,6 +6,7 @@
  * once known, the archive's SHA-256 and size. Pure data and rules; signing and verifying are elsewhere.
  */
 
+import { checkoutPath, testCheckoutPath } from "./Checkout.js"
 import type { PaymentRequirement } from "./Payment.js"
 import type { Sale } from "./Sale.js"
 
@@ -215,18 +216,18 @@ export const offerClaimsOf = (
 })
 
 /**
- * The receipt of a settled sale: its payment (network, transaction, payer, amount, asset, payTo), what it
- * bought (listing, repository, commit, archive) and when the goods were released (its settlement). The same
- * sale and archive always make the same claims, so a re-download carries the same receipt. None for a sale
- * not settled, or recorded before commits were pinned.
+ * The receipt of a settled sale: its payment (network, transaction, payer, amount, asset, payTo, and the
+ * checkout paid under `baseUrl`), what it bought (listing, repository, commit, archive) and when the goods were
+ * released (its settlement). The same sale and archive always make the same claims, so a re-download carries
+ * the same receipt. None for a sale not settled, or recorded before commits were pinned.
  */
-export const receiptClaimsOf = (sale: Sale, resourceUrl: string, archive: ArchiveDigest | null): ReceiptClaims | null => {
+export const receiptClaimsOf = (sale: Sale, baseUrl: string, archive: ArchiveDigest | null): ReceiptClaims | null => {
   if (sale.status !== "settled" || sale.settledAt === null || sale.commitSha === null || sale.transaction === null) return null
   const at = unixSeconds(sale.settledAt)
   return {
     version: OFFER_RECEIPT_VERSION,
     network: sale.network,
-    resourceUrl,
+    resourceUrl: baseUrl + (sale.livemode ? checkoutPath(sale.checkoutId) : testCheckoutPath(sale.checkoutId)),
     payer: sale.payer,
     issuedAt: at,
     transaction: sale.transaction,

@@ -6,9 +6,13 @@ import { WebhookEvent } from "../model/WebhookEvent.js"
 import { saleSettledBody } from "../model/rules/SaleEvent.js"
 import { newId, now } from "../model/rules/Tokens.js"
 import { AccountStore } from "../ports/AccountStore.js"
+import { CodeHost } from "../ports/CodeHost.js"
 import { PaymentFacilitator, type Settlement } from "../ports/PaymentFacilitator.js"
+import { PublicOrigin } from "../ports/PublicOrigin.js"
+import { ReceiptSigner } from "../ports/ReceiptSigner.js"
 import { SaleLedger } from "../ports/SaleLedger.js"
 import { SecretBox } from "../ports/SecretBox.js"
+import { makeSaleDelivery } from "./purchases/SaleReceipt.js"
 
 /** How long the outcome of a settlement is retried through a storage outage before the request gives up. */
 const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")), Schedule.upTo("30 seconds"))
@@ -45,6 +49,7 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
     const ledger = yield* SaleLedger
     const facilitators = yield* PaymentFacilitator
     const box = yield* SecretBox
+    const deliveryOf = makeSaleDelivery(yield* CodeHost, yield* ReceiptSigner, (yield* PublicOrigin).baseUrl)
 
     const stored = (pending: Sale) => Effect.map(ledger.findById(pending.id), Option.getOrElse(() => pending))
 
@@ -67,12 +72,14 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
       const moved = yield* durably(Effect.gen(function*() {
         // Stryker disable next-line ConditionalExpression: a sale without an account has no webhook either way; this only skips a lookup
         const account = pending.accountId === null ? null : Option.getOrNull(yield* accounts.findById(pending.accountId))
+        // What the buyer's download is vouched for with, computed only for an account that gets the event.
+        const delivery = account?.webhookUrl ? yield* deliveryOf(settled) : undefined
         const event = account?.webhookUrl
           ? Option.some(new WebhookEvent({
             id: eventId,
             accountId: account.id,
             saleId: settled.id,
-            body: saleSettledBody(eventId, settled, at),
+            body: saleSettledBody(eventId, settled, at, delivery),
             status: "pending",
             attempts: 0,
             lastError: null,

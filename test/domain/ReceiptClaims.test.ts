@@ -43,7 +43,7 @@ const aSale = (over: Partial<ConstructorParameters<typeof Sale>[0]> = {}) =>
     ...over
   })
 
-const claims = () => receiptClaimsOf(aSale(), "https://market.example/checkout/chk_1", DIGEST)!
+const claims = () => receiptClaimsOf(aSale(), "https://market.example", DIGEST)!
 
 const jws = (header: unknown, payload: unknown, signature = "c2ln") =>
   `${toBase64Url(new TextEncoder().encode(JSON.stringify(header)))}.${toBase64Url(new TextEncoder().encode(JSON.stringify(payload)))}.${signature}`
@@ -70,6 +70,8 @@ describe("receipt claims", () => {
     })
     expect(receiptClaimsProblem(claims())).toBeNull()
     expect(receiptClaimsProblem({ ...claims(), archive: null })).toBeNull()
+    // A test sale's receipt names the test checkout it was paid at.
+    expect(receiptClaimsOf(aSale({ livemode: false }), "https://market.example", null)).toMatchObject({ resourceUrl: "https://market.example/checkout/chk_1/test", livemode: false, archive: null })
   })
 
   it("are none for a sale not settled, without a settlement time, a pinned commit or a transaction", () => {

@@ -13,6 +13,7 @@ import { Settlements } from "../../usecases/Settlements.js"
 import { type Facilitator, FacilitatorError, PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { aSale, at } from "../support/fixtures.js"
+import { ReceiptsOn } from "../usecases/support.js"
 
 /** What the chain knows: the sales whose payment moved; every other one is "cannot tell". */
 const movedOnChain = new Set<SaleId>()
@@ -30,6 +31,7 @@ const App = Reconciler.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(
     StorageMemory,
     SecretBoxTest,
+    ReceiptsOn,
     Layer.succeed(PaymentFacilitator, { live: Option.some(live), test: live, extra: () => Effect.succeed({}) })
   ))
 )

@@ -30,9 +30,21 @@ describe("the sale.settled webhook body", () => {
         asset: "0xAsset",
         network: "eip155:84532",
         payer: "0xPayer",
-        transaction: "0xTx"
+        transaction: "0xTx",
+        commit: sale.commitSha,
+        archive: null,
+        receipt: null
       }
     })
+  })
+
+  it("names what was sold: the commit, the archive's digest and the signed receipt, when given", () => {
+    const sale = aSale({ commitSha: "0123456789abcdef0123456789abcdef01234567" })
+    const delivery = { archive: { sha256: "ab".repeat(32), size: 12 }, receipt: "header.payload.signature" }
+    const body = JSON.parse(saleSettledBody(EventId.make("evt_3"), sale, new Date(0), delivery))
+    expect(body.data).toMatchObject({ commit: "0123456789abcdef0123456789abcdef01234567", archive: delivery.archive, receipt: delivery.receipt })
+    expect(Object.keys(body.data.archive)).toEqual(["sha256", "size"])
+    expect(JSON.parse(saleSettledBody(EventId.make("evt_3"), aSale({ commitSha: null }), new Date(0))).data).toMatchObject({ commit: null, archive: null, receipt: null })
   })
 
   it("is compact JSON, the exact bytes that are signed and sent", () => {

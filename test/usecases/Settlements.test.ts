@@ -15,6 +15,8 @@ import { AccountStore } from "../../ports/AccountStore.js"
 import { Outbox } from "../../ports/Outbox.js"
 import type { Settlement, SettlementStatus } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
+import { ReceiptSigner } from "../../ports/ReceiptSigner.js"
+import { verifyReceipt } from "../../codec/VerifyReceipt.js"
 import { anAccount, aSale, at } from "../support/fixtures.js"
 import { type Answers, counted, facilitatorLayer, SettlementsOn, spanNames, stubFacilitator } from "./support.js"
 
@@ -84,7 +86,12 @@ describe("Settlements.resolve", () => {
         firstAttemptAt: null,
         nextAttemptAt: at("2024-03-01T10:02:00.000Z")
       })
-      expect(event.body).toBe(saleSettledBody(event.id, resolved, at("2024-03-01T10:02:00.000Z")))
+      // The event names what was sold and carries the receipt the buyer's download does (the archive not cut yet).
+      const receipt = JSON.parse(event.body).data.receipt
+      expect(event.body).toBe(saleSettledBody(event.id, resolved, at("2024-03-01T10:02:00.000Z"), { archive: null, receipt }))
+      const { keys } = yield* ReceiptSigner
+      const checked = yield* Effect.promise(() => verifyReceipt(receipt, keys))
+      expect(checked).toMatchObject({ valid: true, claims: { sale: sale.id, commit: sale.commitSha, transaction: "0xchain", payer: sale.payer, archive: null, deliveredAt: 1709287320 } })
       expect(live!.calls.status).toBe(1)
       expect(yield* counted(salesSettled, LIVE_BASE)).toBe(before + 1)
     }).pipe(Effect.provide(layer))

@@ -3,7 +3,9 @@
  * scripts (and counts), and the Settlements use case on memory adapters around it.
  */
 import { type Context, Effect, Layer, Metric, type MetricState, Option, type Tracer } from "effect"
+import { ReceiptSignerTest } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
+import { CodeHostMemory } from "../../adapters/memory/CodeHostMemory.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import type { SaleId } from "../../model/Ids.js"
 import type { CountedFact } from "../../model/Metrics.js"
@@ -20,6 +22,7 @@ import {
   type Verification,
   FacilitatorError
 } from "../../ports/PaymentFacilitator.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 
 /** What a stub facilitator answers; each defaults to a harmless answer (Unknown, valid, settled). */
@@ -90,8 +93,13 @@ type Ledger = Context.Tag.Service<SaleLedger>
  */
 export const storageOn = (facilitators: Layer.Layer<PaymentFacilitator>, wrap: (ledger: Ledger) => Ledger = (l) => l) =>
   Layer.effect(SaleLedger, Effect.map(SaleLedger, wrap)).pipe(
-    Layer.provideMerge(Layer.mergeAll(StorageMemory, SecretBoxTest, facilitators))
+    Layer.provideMerge(Layer.mergeAll(StorageMemory, SecretBoxTest, facilitators, ReceiptsOn))
   )
+
+/** What a settlement's webhook event signs its receipt with: a code host (for archive digests) and a signing key. */
+export const ReceiptsOn = Layer.merge(CodeHostMemory(), ReceiptSignerTest).pipe(
+  Layer.provideMerge(Layer.succeed(PublicOrigin, { baseUrl: "https://market.test" }))
+)
 
 /** Settlements on `storageOn`. */
 export const SettlementsOn = (facilitators: Layer.Layer<PaymentFacilitator>, wrap?: (ledger: Ledger) => Ledger) =>

@@ -5,6 +5,8 @@ import { signatureHeader } from "../../adapters/webhook/Signature.js"
 import { verifyWebhookSignature } from "../../entry/webhooks.js"
 import { buyTest, deliverDue, onlyEvent, receiver, salesPage, sellerWithHook, setWebhook, WebhookApp } from "./support.js"
 import { signedAt } from "./receiver.js"
+import { verifyReceipt } from "../../index.js"
+import { call } from "../support/app.js"
 
 const BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 
@@ -44,10 +46,20 @@ describe("sale.settled to a real receiver on loopback", () => {
             asset: BASE_SEPOLIA_USDC,
             network: "eip155:84532",
             payer,
-            transaction
+            transaction,
+            // What was sold: the commit, the archive when known at settlement (the twin's goods are made per
+            // sale, so only its download names theirs) and the signed receipt, verified below.
+            commit: "0123456789abcdef0123456789abcdef01234567",
+            archive: null,
+            receipt: expect.any(String)
           }
         })
         expect(Math.abs(body.created - signedAt(header))).toBeLessThanOrEqual(1)
+        const keys = (yield* call("GET", "/.well-known/jwks.json")).json
+        expect(yield* Effect.promise(() => verifyReceipt(body.data.receipt, keys))).toMatchObject({
+          valid: true,
+          claims: { sale: sale!.id, commit: "0123456789abcdef0123456789abcdef01234567", payer, transaction, amount: "500000", livemode: false, archive: null }
+        })
 
         // The secret from PATCH /my/account verifies the bytes as received, as a string or as bytes.
         expect(verifyWebhookSignature(seller.secret, header, got.rawBody)).toBe(true)

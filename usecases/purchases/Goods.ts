@@ -1,13 +1,12 @@
 import { Chunk, Effect, Either, Option, type Redacted, Stream } from "effect"
-import { checkoutPath, testCheckoutPath } from "../../model/Checkout.js"
 import { RepoRef } from "../../model/Ids.js"
 import type { Listing } from "../../model/Listing.js"
-import { receiptClaimsOf } from "../../model/ReceiptClaims.js"
 import type { Sale } from "../../model/Sale.js"
 import { receiptToken } from "../../model/rules/Receipt.js"
 import { testGoodsFiles } from "../../model/rules/TestGoods.js"
 import { type CodeHostError, wholeArchive } from "../../ports/CodeHost.js"
 import type { PurchaseDeps } from "./Deps.js"
+import { makeSaleDelivery } from "./SaleReceipt.js"
 import type { Goods } from "./Types.js"
 
 /** The bytes a settled sale buys, and the settlement a sale already on the ledger is answered with. */
@@ -24,6 +23,7 @@ const joined = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
 }
 
 export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens }: PurchaseDeps) => {
+  const deliveryOf = makeSaleDelivery(host, signer, baseUrl)
   /**
    * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
    * `held` is the sale's listing when the caller already read it in this request (a purchase), and `heldToken`
@@ -62,9 +62,7 @@ export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens 
           onRight: (bytes) => ({ body: wholeArchive(bytes), digest: signer.digest(bytes) })
         }
       )
-    const resource = baseUrl + (sale.livemode ? checkoutPath(sale.checkoutId) : testCheckoutPath(sale.checkoutId))
-    const claims = receiptClaimsOf(sale, resource, digest)
-    const signedReceipt = claims === null ? null : yield* signer.sign(claims)
+    const signedReceipt = (yield* deliveryOf(sale, digest)).receipt
     return { sale, settlement, filename, body, receipt, digest, signedReceipt } satisfies Goods
   })
 
