@@ -6,6 +6,7 @@ import { StorageSql } from "../../adapters/sql/SqlLive.js"
 import { pgClientForUrl, pgTimeoutsConfig } from "../../adapters/sql/PgClientLive.js"
 import { RateLimiterSql } from "../../adapters/sql/RateLimiterSql.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { HostLogFormat, logFormatConfig } from "../node/LogFormat.js"
 import { composePorts } from "../Ports.js"
 
 /**
@@ -69,11 +70,16 @@ export const SecretBoxFromKeys = Layer.effect(
  * Rate limits are counted in PostgreSQL (RateLimiterSql, on the instance's own pool), so every limit holds
  * per deployment however many instances run, as on Node hosts sharing a database.
  */
-export const LambdaPortsLive = Layer.unwrapEffect(Effect.as(
-  checkLambdaSettings,
-  composePorts({
-    storage: Layer.merge(StorageSql, RateLimiterSql).pipe(Layer.provide(DatabaseFromUrl)),
-    secretBox: SecretBoxFromKeys,
-    mailer: MailerSmtp
-  })
+export const LambdaPortsLive = Layer.unwrapEffect(Effect.map(
+  // LOG_FORMAT as on `npm start` (pretty or json), checked with the required settings before anything is built.
+  Effect.zipRight(checkLambdaSettings, logFormatConfig),
+  (format) =>
+    Layer.merge(
+      composePorts({
+        storage: Layer.merge(StorageSql, RateLimiterSql).pipe(Layer.provide(DatabaseFromUrl)),
+        secretBox: SecretBoxFromKeys,
+        mailer: MailerSmtp
+      }),
+      HostLogFormat(format)
+    )
 ))

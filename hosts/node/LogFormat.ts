@@ -1,4 +1,4 @@
-import { Layer, Logger } from "effect"
+import { Config, ConfigError, Either, Layer, Logger } from "effect"
 import { jsonLine, type LogFormat } from "./LogLines.js"
 
 /*
@@ -29,3 +29,26 @@ const jsonLogger = Logger.map(Logger.structuredLogger, (entry) => {
 /** The logger of a server process for `format` (pretty: the platform's own, left as it is). */
 export const LogFormatLive = (format: LogFormat): Layer.Layer<never> =>
   format === "json" ? Logger.replace(Logger.defaultLogger, jsonLogger) : Layer.empty
+
+/**
+ * `LOG_FORMAT` read through Effect `Config`, for the hosts that are not `npm start` (AWS Lambda): the same names
+ * (`pretty` or `json`, any case; unset is `pretty`), and a wrong value is a configuration error naming it.
+ */
+export const logFormatConfig: Config.Config<LogFormat> = Config.string("LOG_FORMAT").pipe(
+  Config.withDefault("pretty"),
+  Config.mapOrFail((raw) => {
+    const value = raw.trim().toLowerCase()
+    return value === "" || value === "pretty"
+      ? Either.right("pretty" as const)
+      : value === "json"
+      ? Either.right("json" as const)
+      : Either.left(ConfigError.InvalidData([], `LOG_FORMAT must be pretty or json (got ${JSON.stringify(raw)})`))
+  })
+)
+
+/**
+ * The logger of a host that has no platform logger of its own (Lambda): `json` writes what `npm start` writes with
+ * LOG_FORMAT=json, `pretty` the lines `npm start` writes by default.
+ */
+export const HostLogFormat = (format: LogFormat): Layer.Layer<never> => format === "json" ? LogFormatLive("json") : Logger.pretty
+

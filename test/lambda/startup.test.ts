@@ -3,6 +3,8 @@ import { join } from "node:path"
 import { tmpdir } from "node:os"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
+import { vi } from "vitest"
+import { HostLogFormat } from "../../hosts/node/LogFormat.js"
 import { makeLambdaHandler } from "../../hosts/lambda/LambdaApp.js"
 import { LambdaPortsLive, SecretBoxFromKeys } from "../../hosts/lambda/LambdaPorts.js"
 import { perInstance } from "../../hosts/lambda/PerInstance.js"
@@ -53,6 +55,32 @@ describe("production ports on Lambda: required settings fail start-up clearly", 
     expect(String(malformed)).not.toContain("c2VjcmV0LWJ1dC1zaG9ydA")
     // No generated development key as on `npm start`: the setting must exist.
     expect(String(await open(undefined))).toContain("SECRET_KEYS")
+  })
+})
+
+describe("LOG_FORMAT on Lambda, as on npm start", () => {
+  const required = { BASE_URL: "https://repomarket.example", DATABASE_URL: "postgres://app@127.0.0.1:1/shop", SECRET_KEYS: KEY, SMTP_URL: "smtp://mail.example:587" }
+
+  it("a value that is neither pretty nor json stops start-up naming LOG_FORMAT, before the database is tried", async () => {
+    const handler = makeLambdaHandler(productionPorts({ ...required, LOG_FORMAT: "yaml" }))
+    await expect(handler.ready()).rejects.toThrow(/LOG_FORMAT must be pretty or json \(got "yaml"\)/)
+    await handler.dispose()
+  })
+
+  it("json: one JSON object per line on stdout, with the fields npm start's lines carry", async () => {
+    const written: Array<string> = []
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    try {
+      await Effect.runPromise(Effect.logWarning("the database did not answer").pipe(Effect.provide(HostLogFormat("json"))))
+    } finally {
+      spy.mockRestore()
+    }
+    const lines = written.join("").split("\n").filter((l) => l !== "")
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "WARN", message: "the database did not answer", pid: process.pid, host: expect.any(String), time: expect.any(String) })
   })
 })
 

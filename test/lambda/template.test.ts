@@ -32,7 +32,7 @@ describe("hosts/lambda/template.yaml", () => {
   it("sets every documented operator setting, except those of the Node host, which it names as not applicable", () => {
     const settings = documentedSettings()
     expect(settings).toEqual(expect.arrayContaining(["BASE_URL", "DATABASE_URL", "SECRET_KEYS", "SMTP_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS"]))
-    const nodeOnly = ["PORT", "RESPONSE_CACHE_MS", "TRUSTED_PROXIES", "LOG_LEVEL", "LOG_FORMAT", "METRICS_PORT", "METRICS_HOST", "SIGN_IN_LINKS_TO_LOG",
+    const nodeOnly = ["PORT", "RESPONSE_CACHE_MS", "TRUSTED_PROXIES", "LOG_LEVEL", "METRICS_PORT", "METRICS_HOST", "SIGN_IN_LINKS_TO_LOG",
       "HEADERS_TIMEOUT_MS", "REQUEST_TIMEOUT_MS", "KEEP_ALIVE_TIMEOUT_MS", "RESPONSE_STALL_TIMEOUT_MS", "MAX_CONNECTIONS", "MAX_CONNECTIONS_PER_CLIENT"]
     const variables = templateVariables()
     expect(settings.filter((s) => !nodeOnly.includes(s) && !variables.includes(s))).toEqual([])
