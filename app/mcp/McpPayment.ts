@@ -5,6 +5,7 @@ import type { Settlement, SubmittedPayment } from "../../ports/PaymentFacilitato
 import type { Purchases, Quote } from "../../usecases/Purchases.js"
 import type { Redownloads } from "../../usecases/Redownloads.js"
 import { BAZAAR_KEY, BUY_TOOL_DISCOVERY, serviceMetadata } from "../../codec/BazaarDiscovery.js"
+import { offersExtension } from "../../codec/OfferReceipt.js"
 import { siwxExtensions } from "../../codec/SiwxWire.js"
 import { CHECKOUT_EXTENSIONS, decodePaymentHeader, encodeHeader, paymentRequiredV2 } from "../../codec/Wire.js"
 import { withSiwx } from "../handlers/Redownload.js"
@@ -48,7 +49,7 @@ const NO_PAYMENT = "payment_required"
 
 /**
  * The payment-required answer of a checkout: its current `accepts` (the HTTP 402's, live or test twin), the
- * `payment-identifier` declaration, the Bazaar's `buy_repo` entry, the service metadata on the resource and a
+ * `payment-identifier` declaration, the signed offers (`offer-receipt`), the Bazaar's `buy_repo` entry, the service metadata on the resource and a
  * Sign-In-With-X challenge, with the refusal's reason as
  * `error` when a payment was refused. A checkout that cannot be paid fails with its problem (410, 409, 503).
  */
@@ -72,8 +73,10 @@ export const makeOffer = (purchases: Purchases, redownloads: Redownloads) => {
         resource: quote.resource,
         description: descriptionOf(quote),
         error: refused?.reason ?? NO_PAYMENT,
-        // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's.
-        extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY }
+        // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's, and
+        // its signed offers (one per accepts entry) naming the commit and, once cut, the archive's digest.
+        extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY },
+        v1Extensions: offersExtension(quote.offers)
       })
       const service = serviceMetadata(new URL(quote.resource).origin, quote.listing.language)
       const required = withSiwx({ ...http402, resource: { ...http402.resource, ...service } }, siwx)

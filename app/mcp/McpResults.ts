@@ -3,6 +3,7 @@ import type * as E from "../../model/Errors.js"
 import { GoodsUnavailable } from "../../model/Errors.js"
 import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 import type { Goods } from "../../usecases/Purchases.js"
+import { receiptExtension } from "../../codec/OfferReceipt.js"
 import { GOODS_MIME_TYPE, paymentResponseHeader } from "../../codec/Wire.js"
 import { type PageError, problemOf as pageProblemOf } from "../pages/ErrorPage.js"
 import * as P from "../Problem.js"
@@ -64,9 +65,14 @@ export const dataResult = (data: Record<string, unknown>): ToolResult => ({
   structuredContent: data
 })
 
-/** The x402 settlement object, exactly as the HTTP answer's `PAYMENT-RESPONSE` header carries it (v2). */
-export const settlementObject = (settlement: Goods["settlement"]): Record<string, unknown> =>
-  JSON.parse(Buffer.from(paymentResponseHeader(settlement, 2).value, "base64").toString("utf8")) as Record<string, unknown>
+/**
+ * The x402 settlement object, exactly as the HTTP answer's `PAYMENT-RESPONSE` header carries it (v2): with the
+ * signed receipt as its `offer-receipt` extension when there is one.
+ */
+export const settlementObject = (settlement: Goods["settlement"], signedReceipt: string | null = null): Record<string, unknown> =>
+  JSON.parse(
+    Buffer.from(paymentResponseHeader(settlement, 2, signedReceipt === null ? undefined : receiptExtension(signedReceipt)).value, "base64").toString("utf8")
+  ) as Record<string, unknown>
 
 /**
  * x402's payment-required tool result (specs/transports-v2/mcp.md): `isError`, the `PaymentRequired` object as
@@ -113,7 +119,7 @@ const archiveUpTo = (body: Goods["body"], max: number): Effect.Effect<Option.Opt
 export const goodsResult = (goods: Goods, options: { readonly embed: boolean; readonly paid: boolean }) =>
   Effect.gen(function*() {
     const sale = goods.sale
-    const settlement = settlementObject(goods.settlement)
+    const settlement = settlementObject(goods.settlement, goods.signedReceipt)
     const archive = options.embed ? yield* Effect.either(archiveUpTo(goods.body, MAX_EMBEDDED_BYTES)) : Either.right(Option.none())
     if (Either.isLeft(archive)) {
       const e = archive.left
@@ -129,8 +135,12 @@ export const goodsResult = (goods: Goods, options: { readonly embed: boolean; re
     const data = {
       repo: sale.repo,
       commit: sale.commitSha,
+      // The archive's SHA-256 and size when known before delivery (the HTTP answer's Repr-Digest), else null.
+      archive: goods.digest === null ? null : { sha256: goods.digest.sha256, size: goods.digest.size },
       filename: goods.filename,
       receipt: goods.receipt,
+      // The signed receipt (JWS, x402 offer-receipt), as the HTTP answer's X-Receipt; verify with /.well-known/jwks.json.
+      signed_receipt: goods.signedReceipt,
       livemode: sale.livemode,
       network: sale.network,
       transaction: sale.transaction,

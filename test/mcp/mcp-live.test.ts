@@ -4,12 +4,14 @@ import { x402Client } from "@x402/core/client"
 import { isPaymentRequired } from "@x402/core/schemas"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar"
+import { decodeSignedOffers, extractOffersFromPaymentRequired, verifyOfferSignatureJWS } from "@x402/extensions/offer-receipt"
 import { Effect } from "effect"
 import { delay, http, HttpResponse } from "msw"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { verifyReceipt } from "../../index.js"
 import { BASE_URL, BASE_WALLET } from "../support/app.js"
 import { recordingFacilitator } from "../support/recordingFacilitator.js"
-import { bytesOf, get, local, onlySale, PurchaseApp, REAL_TIME, salesOf, sell, WIDGET_SHA } from "../support/purchase.js"
+import { bytesOf, get, local, onlySale, origin, PurchaseApp, REAL_TIME, salesOf, sell, WIDGET_SHA } from "../support/purchase.js"
 import { callTool, embeddedArchive, payThroughMcp } from "./doors.js"
 
 // A live purchase through the MCP server: real money's requirements (Base mainnet), a facilitator on the other
@@ -63,7 +65,8 @@ describe("buy_repo with real money (loopback facilitator)", () => {
         const payment = yield* Effect.promise(() => new x402Client().register("eip155:*", new ExactEvmScheme(buyer)).createPaymentPayload(required))
         const paid = yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url, include_archive: true }, { "x402/payment": payment })
         expect(paid.isError, JSON.stringify(paid).slice(0, 400)).not.toBe(true)
-        expect(paid._meta["x402/payment-response"]).toEqual({ success: true, transaction: TX, network: BASE, payer: buyer.address })
+        expect(paid._meta["x402/payment-response"]).toMatchObject({ success: true, transaction: TX, network: BASE, payer: buyer.address })
+        expect(paid._meta["x402/payment-response"].extensions["offer-receipt"].info.receipt.signature).toBe(paid.structuredContent.signed_receipt)
         expect(paid.structuredContent).toMatchObject({ commit: WIDGET_SHA, livemode: true, transaction: TX })
         const archive = embeddedArchive(paid)!
         expect(archive.toString("utf8")).toBe(WIDGET_ARCHIVE)
@@ -79,6 +82,24 @@ describe("buy_repo with real money (loopback facilitator)", () => {
           expect(entry).toMatchObject({ resourceUrl: `${BASE_URL}/mcp`, toolName: "buy_repo", serviceName: "repomarket", x402Version: 2 })
           expect(entry.tags).toContain("source-code")
         }
+
+        // A second buyer, after the commit's first cut: the signed offers name the archive's digest, the bytes hash
+        // to it, and the signed receipt (in the result and in the settlement's offer-receipt) verifies with it.
+        const jwks = yield* Effect.flatMap(Effect.flatMap(origin, (o) => get(`${o}/.well-known/jwks.json`)), (res) => Effect.promise(() => res.json() as Promise<{ keys: ReadonlyArray<any> }>))
+        const digest = { sha256: sha256(archive), size: archive.length }
+        const offered = (yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url })).structuredContent
+        const offers = extractOffersFromPaymentRequired(offered)
+        for (const offer of offers) yield* Effect.promise(() => verifyOfferSignatureJWS(offer as any, jwks.keys[0]))
+        expect(decodeSignedOffers(offers)).toEqual([expect.objectContaining({ commit: WIDGET_SHA, archive: digest })])
+        const second = privateKeyToAccount(generatePrivateKey())
+        facilitatorAnswers(second.address)
+        const { paid: paid2 } = yield* payThroughMcp(seller.listing.checkout_url, second)
+        expect(sha256(embeddedArchive(paid2)!)).toBe(digest.sha256)
+        expect(paid2.structuredContent).toMatchObject({ commit: WIDGET_SHA, archive: digest })
+        const signed = paid2.structuredContent.signed_receipt
+        expect(paid2._meta["x402/payment-response"].extensions["offer-receipt"].info.receipt).toEqual({ format: "jws", signature: signed })
+        const verified = yield* Effect.promise(() => verifyReceipt(signed, jwks, { archive: digest }))
+        expect(verified).toMatchObject({ valid: true, claims: { commit: WIDGET_SHA, payer: second.address, archive: digest } })
       }))
   })
 })
