@@ -8,6 +8,17 @@ import type { Outbox } from "../ports/Outbox.js"
 import type { SaleLedger } from "../ports/SaleLedger.js"
 import type { SingleUse } from "../ports/SingleUse.js"
 import type { Transactor } from "../ports/Transactor.js"
+import type { Chains } from "../ports/Chains.js"
+import type { CodeHost } from "../ports/CodeHost.js"
+import type { CodeHostIdentity } from "../ports/CodeHostIdentity.js"
+import type { Mailer } from "../ports/Mailer.js"
+import type { Packager } from "../ports/Packager.js"
+import type { PaymentFacilitator } from "../ports/PaymentFacilitator.js"
+import type { RateLimiter } from "../ports/RateLimiter.js"
+import type { ReceiptSigner } from "../ports/ReceiptSigner.js"
+import type { SecretBox } from "../ports/SecretBox.js"
+import type { WalletProof } from "../ports/WalletProof.js"
+import type { WebhookSender } from "../ports/WebhookSender.js"
 import { UseCasesLive } from "../usecases/UseCases.js"
 import { Api } from "./Api.js"
 import { FrontDoor, InvalidatingStorage, rememberAnswers } from "./FrontDoor.js"
@@ -94,3 +105,24 @@ export const HttpLive = Layer.unwrapEffect(Effect.map(guardedApp, (app) => HttpS
   Layer.provide(AppLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )
+
+/** Every port the application is written against: what a host must provide (`DefaultPorts`, `memoryPorts()`, yours). */
+export type AppPorts =
+  | StoragePorts
+  | Chains
+  | CodeHost
+  | CodeHostIdentity
+  | Mailer
+  | Packager
+  | PaymentFacilitator
+  | PublicOrigin
+  | RateLimiter
+  | ReceiptSigner
+  | SecretBox
+  | WalletProof
+  | WebhookSender
+
+/** What `AppLive` needs besides the router: `AppPorts` must stay exactly that (checked when this file compiles). */
+type Needed = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuilder.Router | HttpApiBuilder.Middleware>
+const appPortsAreWhatTheAppNeeds: [Needed] extends [AppPorts] ? [AppPorts] extends [Needed] ? true : never : never = true
+void appPortsAreWhatTheAppNeeds

@@ -28,3 +28,31 @@ export {
   type StreamingEventHandler,
   type StreamingOptions
 } from "../hosts/lambda/StreamingAdapter.js"
+
+// Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
+// consumer can name them too. Types only: the values come from the entry that owns them.
+export type { AppPorts } from "../app/AppLayer.js"
+export type { HttpEventHandler } from "../hosts/lambda/EventAdapter.js"
+export type { AccountStore } from "../ports/AccountStore.js"
+export type { Chains } from "../ports/Chains.js"
+export type { CodeHost } from "../ports/CodeHost.js"
+export type { CodeHostIdentity } from "../ports/CodeHostIdentity.js"
+export type { CredentialStore } from "../ports/CredentialStore.js"
+export type { ListingCatalog } from "../ports/ListingCatalog.js"
+export type { ListingStore } from "../ports/ListingStore.js"
+export type { Mailer } from "../ports/Mailer.js"
+export type { Outbox } from "../ports/Outbox.js"
+export type { Packager } from "../ports/Packager.js"
+export type { PaymentFacilitator } from "../ports/PaymentFacilitator.js"
+export type { PublicOrigin } from "../ports/PublicOrigin.js"
+export type { RateLimiter } from "../ports/RateLimiter.js"
+export type { ReceiptSigner } from "../ports/ReceiptSigner.js"
+export type { SaleLedger } from "../ports/SaleLedger.js"
+export type { SecretBox } from "../ports/SecretBox.js"
+export type { SingleUse } from "../ports/SingleUse.js"
+export type { Transactor } from "../ports/Transactor.js"
+export type { WalletProof } from "../ports/WalletProof.js"
+export type { WebhookSender } from "../ports/WebhookSender.js"
+export type { Reconciler } from "../usecases/Reconciler.js"
+export type { Settlements } from "../usecases/Settlements.js"
+export type { Webhooks } from "../usecases/Webhooks.js"

@@ -26,7 +26,8 @@ import { WebhookEvent } from "../model/WebhookEvent.js"
  */
 export const unique = (): string => randomBytes(6).toString("hex")
 
-type Fields<C extends abstract new(...args: any) => any> = ConstructorParameters<C>[0]
+/** The fields a model class is made from (its constructor's argument): what the builders below take overrides of. */
+export type Fields<C extends abstract new(...args: any) => any> = ConstructorParameters<C>[0]
 
 /** A valid Base address (the USDC contract's) for fixtures. */
 export const BASE_ADDRESS = Address.make("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")

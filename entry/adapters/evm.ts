@@ -7,3 +7,10 @@ export { baseFacts, normalizeBaseAddress } from "../../adapters/evm/BaseAddress.
 export { checkEip3009, type Eip3009Terms, EvmReason } from "../../adapters/evm/Eip3009Check.js"
 export { makeEip3009Status, type Eip3009StatusOptions } from "../../adapters/evm/Eip3009Status.js"
 export { type Eip3009Authorization, type Eip3009Payment, parseEip3009Payment, verifyEip3009Signature } from "../../adapters/evm/EvmPayment.js"
+
+// Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
+// consumer can name them too. Types only: the values come from the entry that owns them.
+export type { Eip3009Domain, Eip3009ParseProblem, RecoverPublicKey } from "../../adapters/evm/EvmPayment.js"
+export type { Sale } from "../../model/Sale.js"
+export type { Address, ChainFacts } from "../../model/Wallet.js"
+export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"

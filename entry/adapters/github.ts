@@ -7,3 +7,9 @@ export { CodeHostGithub, CodeHostGithubWith, makeCodeHostGithub } from "../../ad
 export { CodeHostIdentityGithub } from "../../adapters/github/CodeHostIdentityGithub.js"
 export { type GithubEndpoints, githubEndpoints, githubOAuthApp, githubServerToken, type OAuthApp } from "../../adapters/github/GithubConfig.js"
 export { DEFAULT_TUNING, type GithubTuning } from "../../adapters/github/GithubClient.js"
+
+// Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
+// consumer can name them too. Types only: the values come from the entry that owns them.
+export type { CodeHost } from "../../ports/CodeHost.js"
+export type { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
+export type { PublicOrigin } from "../../ports/PublicOrigin.js"

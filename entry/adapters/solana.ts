@@ -7,3 +7,9 @@ export { makeSignatureStatus, type SignatureStatusOptions } from "../../adapters
 export { normalizeSolanaAddress, solanaFacts } from "../../adapters/solana/SolanaAddress.js"
 export { checkSolana, type SolanaTerms, SvmReason } from "../../adapters/solana/SolanaCheck.js"
 export { type DecodedSolanaPayment, decodeSolanaPayment } from "../../adapters/solana/SolanaPayment.js"
+
+// Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
+// consumer can name them too. Types only: the values come from the entry that owns them.
+export type { Sale } from "../../model/Sale.js"
+export type { Address, ChainFacts } from "../../model/Wallet.js"
+export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"

@@ -22,3 +22,11 @@ export {
   type RequirementV2
 } from "../../codec/Wire.js"
 export { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE, withOurDiscovery } from "../../codec/BazaarDiscovery.js"
+
+// Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
+// consumer can name them too. Types only: the values come from the entry that owns them.
+export type { PaymentRequiredOptions } from "../../codec/Wire.js"
+export type { PaymentRequirement, SubmittedPayment } from "../../model/Payment.js"
+export type { ChainFacts } from "../../model/Wallet.js"
+export type { PaymentFacilitator, Settlement } from "../../ports/PaymentFacilitator.js"
+export type { WalletProof } from "../../ports/WalletProof.js"

@@ -1,9 +1,9 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
-import { AppLive, guardedApp } from "../../app/AppLayer.js"
+import { AppLive, type AppPorts, guardedApp } from "../../app/AppLayer.js"
 
-/** Every port the HTTP application is written against: what an embedder provides (memory, SQL, its own). */
-export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuilder.Router | HttpApiBuilder.Middleware>
+export type { AppPorts }
+
 
 /**
  * The caller's address for one request where no socket tells it (a web-standard handler): what the per-client

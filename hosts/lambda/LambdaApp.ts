@@ -1,6 +1,8 @@
 import { HttpApiBuilder, HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
-import { AppLive, guardedApp } from "../../app/AppLayer.js"
+import { AppLive, type AppPorts, guardedApp } from "../../app/AppLayer.js"
+
+export type { AppPorts }
 import { type AdapterOptions, fromWebHandler, type HttpEventHandler, type WebHandler } from "./EventAdapter.js"
 import { type PerInstance, perInstance } from "./PerInstance.js"
 
@@ -24,8 +26,6 @@ export const withSourceIp = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<
 /** The platform services the HTTP host's server layer would otherwise provide. */
 const PlatformLive = Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)
 
-/** Every port the application is written against: what a host must provide (`DefaultPorts`, test ports). */
-export type AppPorts = Exclude<Layer.Layer.Context<typeof AppLive>, HttpApiBuilder.Router | HttpApiBuilder.Middleware>
 
 /** The HTTP application of the HTTP host (same API, routes, guard) over the given ports. */
 export const appLayer = <E>(ports: Layer.Layer<AppPorts, E>) =>
