@@ -18,6 +18,8 @@ const entries = () => {
     ["repomarket", "dist/index.d.ts"],
     ["http", "dist/entry/http.d.ts"],
     ["lambda", "dist/entry/lambda.d.ts"],
+    ["lambda-handler", "dist/entry/lambda-handler.d.ts"],
+    ["lambda-scheduled", "dist/entry/lambda-scheduled.d.ts"],
     ["testing", "dist/entry/testing.d.ts"],
     ["testing-contracts", "dist/entry/testing-contracts.d.ts"],
     ["webhooks", "dist/entry/webhooks.d.ts"]
