@@ -4,7 +4,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { BASE_URL, BASE_WALLET } from "../support/app.js"
+import { BASE_URL, BASE_WALLET, call } from "../support/app.js"
 import {
   bytesOf,
   challenge,
@@ -123,5 +123,20 @@ layer(PurchaseApp(), REAL_TIME)("the MCP server at /mcp, through the official MC
         expect(res.status).toBe(405)
         expect(res.headers.get("allow")).toBe("POST")
       }
+    }))
+})
+
+layer(PurchaseApp({ config: { PUBLIC_PAGES_PER_MINUTE: "3" } }), REAL_TIME)("the MCP tools and the public pages share one budget per client address", (it) => {
+  it.effect("previews through MCP and HTTP count together; past the limit, 429 rate_limited with retry_after_seconds, as over HTTP", () =>
+    Effect.gen(function*() {
+      yield* sell("mcp-limits@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
+      expect((yield* callTool("get_repo", { repo: "octo-org/widget" })).isError).not.toBe(true)
+      expect((yield* call("GET", "/r/octo-org/widget", { headers: { accept: "application/json" } })).status).toBe(200)
+      expect((yield* callTool("search_listings", {})).isError).not.toBe(true)
+      const limited = yield* callTool("get_repo", { repo: "octo-org/widget" })
+      expect(limited).toMatchObject({ isError: true, structuredContent: { status: 429, code: "rate_limited" } })
+      expect(limited.structuredContent.retry_after_seconds).toBeGreaterThan(0)
+      // (With a query string: the front door serves a page it remembers without counting it.)
+      expect((yield* call("GET", "/r/octo-org/widget?again", { headers: { accept: "application/json" } })).status).toBe(429)
     }))
 })
