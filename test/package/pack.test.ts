@@ -98,6 +98,15 @@ describe("the examples, installed from the tarball, strict tsc, plain node", () 
     expect(stdout).toMatch(/^web handler checkout: 402$/m)
   }, 15 * 60_000)
 
+  it("use-cases: lists and buys through the use cases on memory adapters, with no HTTP", async () => {
+    const dir = await install("use-cases")
+    await tsc(dir)
+    const { stdout } = await sh("node", ["dist/main.js"], dir)
+    expect(stdout).toMatch(/^listed: octo-org\/widget, checkout chk_\S+$/m)
+    expect(stdout).toMatch(/^quote: 0\.50 USD on eip155:84532 to 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913$/m)
+    expect(stdout).toMatch(/^bought: octo-org-widget-[0-9a-f]{7}\.tar\.gz, \d+ bytes, transaction sim_0x[0-9a-f]{64}$/m)
+  }, 15 * 60_000)
+
   it("custom-adapter: an adapter written outside the package passes the exported contract suite, and a broken one fails it", async () => {
     const dir = await install("custom-adapter")
     await tsc(dir)
@@ -166,5 +175,5 @@ describe("a strict consumer of the core alone", () => {
 // Keeps the examples list and this file in step: a new example needs a test here.
 it("every example is tested", () => {
   expect(readdirSync(join(root, "examples"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort())
-    .toEqual(["custom-adapter", "embed-core", "mount-http"])
+    .toEqual(["custom-adapter", "embed-core", "mount-http", "use-cases"])
 })
