@@ -7,7 +7,7 @@ import { receiptExtension } from "../../codec/OfferReceipt.js"
 import { GOODS_MIME_TYPE, paymentResponseHeader } from "../../codec/Wire.js"
 import { type PageError, problemOf as pageProblemOf } from "../pages/ErrorPage.js"
 import * as P from "../Problem.js"
-import { PAYMENT_RESPONSE_META } from "./McpToolList.js"
+import { MAX_EMBEDDED_BYTES, PAYMENT_RESPONSE_META } from "./McpToolList.js"
 
 /**
  * What the MCP tools answer, as MCP `CallToolResult`s: a use case's failure as the same RFC 9457 problem the
@@ -95,8 +95,6 @@ export const paymentRequiredResult = (
   }
 }
 
-/** The most of an archive a result embeds: base64 makes it a third larger, and it travels in one JSON answer. */
-export const MAX_EMBEDDED_BYTES = 4 * 1024 * 1024
 
 /** The archive's bytes when they fit in `max`, None when larger; a code host that cannot give them fails. */
 const archiveUpTo = (body: Goods["body"], max: number): Effect.Effect<Option.Option<Uint8Array>, CodeHostError> => {

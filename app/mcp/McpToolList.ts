@@ -2,6 +2,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { FieldProblem, InvalidInput } from "../../model/Errors.js"
 import { CATEGORIES } from "../../model/rules/Category.js"
 import { MCP_ENDPOINT_PATH } from "../../codec/BazaarDiscovery.js"
+import { REDOWNLOADS_PER_RECEIPT_PER_HOUR } from "../../usecases/Redownloads.js"
 
 /**
  * The MCP tools an agent buys with, as `tools/list` describes them: names, the words an agent chooses by,
@@ -12,6 +13,11 @@ import { MCP_ENDPOINT_PATH } from "../../codec/BazaarDiscovery.js"
 
 /** The path of the MCP server (Streamable HTTP), as the Bazaar's MCP-tool entry names it. */
 export const MCP_PATH = MCP_ENDPOINT_PATH
+
+/** The most of an archive a result embeds: base64 makes it a third larger, and it travels in one JSON answer. */
+export const MAX_EMBEDDED_BYTES = 4 * 1024 * 1024
+
+const EMBED_LIMIT = `${MAX_EMBEDDED_BYTES / (1024 * 1024)} MiB`
 
 /** `_meta` key of an x402 payment in a `tools/call` request (coinbase/x402 specs/transports-v2/mcp.md). */
 export const PAYMENT_META = "x402/payment"
@@ -111,7 +117,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
         checkout_url: checkoutUrl,
         include_archive: {
           type: "boolean",
-          description: "Also return the archive's bytes in the result (an embedded application/gzip resource, base64), if it is at most 4 MiB. Default false: the receipt link is enough to download it."
+          description: `Also return the archive's bytes in the result (an embedded application/gzip resource, base64), if it is at most ${EMBED_LIMIT}. Default false: the receipt link is enough to download it.`
         }
       },
       required: ["checkout_url"],
@@ -123,7 +129,8 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
     name: "redownload",
     title: "Download a purchase again",
     description:
-      "Get a paid repository again, free, without paying twice: give the receipt link of the purchase (valid 7 days), or the checkout_url with a Sign-In-With-X proof (base64 SIGN-IN-WITH-X value) signed by the paying wallet over the `sign-in-with-x` challenge of buy_repo's answer (its payment-required, or its problem when the checkout can no longer be paid, e.g. after a reprice). Returns the archive (embedded if at most 4 MiB) and its receipt link. Limited to 10 downloads of one purchase an hour.",
+      "Get a paid repository again, free, without paying twice: give the receipt link of the purchase (valid 7 days), or the checkout_url with a Sign-In-With-X proof (base64 SIGN-IN-WITH-X value) signed by the paying wallet over the `sign-in-with-x` challenge of buy_repo's answer (its payment-required, or its problem when the checkout can no longer be paid, e.g. after a reprice). " +
+      `Returns the archive (embedded if at most ${EMBED_LIMIT}) and its receipt link. Limited to ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} downloads of one purchase an hour.`,
     inputSchema: {
       type: "object",
       properties: {
