@@ -7,3 +7,4 @@
  */
 export { handler } from "../hosts/lambda/handler.js"
 export type { LambdaHttpHandler } from "../hosts/lambda/LambdaApp.js"
+export type { HttpEventHandler } from "../hosts/lambda/EventAdapter.js"

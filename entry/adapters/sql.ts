@@ -31,12 +31,4 @@ export {
 
 // Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
 // consumer can name them too. Types only: the values come from the entry that owns them.
-export type { AccountStore } from "../../ports/AccountStore.js"
-export type { CredentialStore } from "../../ports/CredentialStore.js"
-export type { ListingCatalog } from "../../ports/ListingCatalog.js"
-export type { ListingStore } from "../../ports/ListingStore.js"
-export type { Outbox } from "../../ports/Outbox.js"
-export type { RateLimiter } from "../../ports/RateLimiter.js"
-export type { SaleLedger } from "../../ports/SaleLedger.js"
-export type { SingleUse } from "../../ports/SingleUse.js"
-export type { Transactor } from "../../ports/Transactor.js"
+export type * from "../PortTypes.js"

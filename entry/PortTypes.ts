@@ -1,0 +1,26 @@
+/**
+ * The ports, as types: every entry whose signatures name a port re-exports these, so a consumer of that entry
+ * can name the port too. Types only; the tags themselves (values) are exported by `repomarket`.
+ */
+export type { AccountStore } from "../ports/AccountStore.js"
+export type { Chains } from "../ports/Chains.js"
+export type { ChangeFeed } from "../ports/ChangeFeed.js"
+export type { CodeHost } from "../ports/CodeHost.js"
+export type { CodeHostIdentity } from "../ports/CodeHostIdentity.js"
+export type { CredentialStore } from "../ports/CredentialStore.js"
+export type { HealthCheck } from "../ports/HealthCheck.js"
+export type { ListingCatalog } from "../ports/ListingCatalog.js"
+export type { ListingStore } from "../ports/ListingStore.js"
+export type { Mailer } from "../ports/Mailer.js"
+export type { Outbox } from "../ports/Outbox.js"
+export type { Packager } from "../ports/Packager.js"
+export type { PaymentFacilitator } from "../ports/PaymentFacilitator.js"
+export type { PublicOrigin } from "../ports/PublicOrigin.js"
+export type { RateLimiter } from "../ports/RateLimiter.js"
+export type { ReceiptSigner } from "../ports/ReceiptSigner.js"
+export type { SaleLedger } from "../ports/SaleLedger.js"
+export type { SecretBox } from "../ports/SecretBox.js"
+export type { SingleUse } from "../ports/SingleUse.js"
+export type { Transactor } from "../ports/Transactor.js"
+export type { WalletProof } from "../ports/WalletProof.js"
+export type { WebhookSender } from "../ports/WebhookSender.js"
