@@ -40,10 +40,17 @@ export const MONEY_SCOPE_FILES = [
   "codec/PaymentHeader.ts",
   "codec/Wire.ts",
   "usecases/Purchases.ts",
+  // The purchase, one file per operation (the buyer-facing message texts in purchases/Messages.ts are not money
+  // decisions; purchases/Types.ts and Deps.ts hold no logic).
+  "usecases/purchases/Quote.ts",
+  "usecases/purchases/Pay.ts",
+  "usecases/purchases/Goods.ts",
+  "usecases/purchases/Recovery.ts",
   "usecases/Settlements.ts",
   "usecases/Reconciler.ts"
 ]
-const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,usecases"
+// adapters/x402 holds the facilitator's socket-level test (a settle is never re-sent on a reset connection).
+const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,adapters/x402,usecases"
 
 // Each scope runs its own suites; vitest.mutation.config.ts reads this in Stryker's test-runner processes.
 if (!full && process.env.MUTATION_SUITES === undefined) process.env.MUTATION_SUITES = money ? MONEY_SCOPE_SUITES : "domain"
