@@ -231,6 +231,29 @@ describe("the commit moved between the 402 and the payment", () => {
   })
 })
 
+describe("the commit moved while the payment was verified", () => {
+  layer(LiveApp(), REAL_TIME)((it) => {
+    it.effect("the head is read again after verify: the payment is refused before settlement, nothing recorded", () =>
+      Effect.gen(function*() {
+        const seller = yield* sell("during@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        const { required } = yield* challenge(seller.live)
+        const { buyer, client } = clientOf()
+        const payment = yield* Effect.promise(() => client.createPaymentPayload(required))
+        // The seller's push lands while the facilitator verifies.
+        const control = yield* CodeHostMemoryControl
+        answer("verify", () => {
+          Effect.runSync(control.put(PUSHED))
+          return HttpResponse.json({ isValid: true, payer: buyer.address })
+        })
+        const refused = yield* payWith(seller.live, payment)
+        expect(refused.status).toBe(402)
+        expect(unb64(refused.headers.get("payment-required")).error).toBe("commit_moved")
+        expect(calls.map((c) => c.path)).toEqual(["/verify"])
+        expect(yield* salesOf(seller.accountId)).toEqual([])
+      }))
+  })
+})
+
 describe("the buyer cannot choose the commit", () => {
   layer(LiveApp(), REAL_TIME)((it) => {
     it.effect("a buyer cannot pick the commit: an echoed offer naming another commit, or none readable, is refused and charges nothing", () =>

@@ -9,6 +9,7 @@ import { newId, now } from "../../model/rules/Tokens.js"
 import type { PaymentRefused } from "../../ports/Chains.js"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
 import { commitMovedDetail, OFFER_MISMATCH, settlementFailedDetail } from "./Messages.js"
@@ -20,8 +21,8 @@ export const PAYMENT_ATTEMPTS_PER_MINUTE = 60
 
 /** Paying: the one path from a signed payment to goods. */
 export const makePay = (
-  { box, chains, ledger, limiter, settlements, tokens }: PurchaseDeps,
-  { facilitatorFor, quote, unavailable }: ReturnType<typeof makeQuoting>,
+  { box, chains, host, ledger, limiter, settlements, tokens }: PurchaseDeps,
+  { facilitatorFor, priced, unavailable }: ReturnType<typeof makeQuoting>,
   { goodsOf }: ReturnType<typeof makeGoods>,
   { alreadyPresented, idConflict, paymentIdDigest, recovered, retry, settlementUnknown }: ReturnType<typeof makeRecovery>
 ) => {
@@ -30,9 +31,9 @@ export const makePay = (
     Chain.literals.find((c) => chains.facts(c, livemode).network === network)
 
   /**
-   * A purchase, in the order DECISIONS.md fixes: verify → pin the commit the code host will deliver (the one
-   * this request's quote read, which the payment's echoed offer must name) → record the sale as pending
-   * (durable before any byte leaves) → settle → mark settled → goods. Before
+   * A purchase, in the order DECISIONS.md fixes: verify → confirm the code host can deliver and pin the commit
+   * (the one the payment's echoed offer names, or the payment is refused) → record the sale as pending (durable
+   * before any byte leaves) → settle → mark settled → goods. Before
    * that: the client's attempts are limited, a retry with the buyer's payment-identifier id is recognised
    * (even at a checkout no longer current), and the payment is checked locally (signature, terms, window)
    * so junk never costs a facilitator call. A payment already on the ledger never settles twice and never
@@ -56,7 +57,7 @@ export const makePay = (
       }
     }
 
-    const q = yield* quote(id, livemode)
+    const q = yield* priced(id, livemode)
     const facilitator = yield* facilitatorFor(livemode)
     const onNetwork = q.requirements.find((r) => r.network === payment.network)
     if (onNetwork === undefined) {
@@ -82,14 +83,20 @@ export const makePay = (
       return yield* (sameBuyerId ? retry(known.value, id, livemode, payment) : alreadyPresented(known.value))
     }
     // The offer this payment was made against (an x402 v2 client echoes the 402's signed offers) must name the
-    // commit sold now: a push between the 402 and the payment, or an edited echo, is refused here, before any
-    // facilitator call, so no payment ever buys other bytes than its offer named. Without an echo (x402 v1
-    // sends none) the payment buys the commit sold now, which its receipt names.
+    // commit sold now: a push between the 402 and the payment, or an edited echo, is refused before anyone is
+    // charged, so no payment ever buys other bytes than its offer named. Checked here against the head the code
+    // host gives now (a host that cannot say now is asked again after verify), so a moved commit costs no
+    // facilitator call. Without an echo (x402 v1 sends none) the payment buys the commit sold now, which its
+    // receipt names.
     const echoed = echoedCommit(payment.raw, payment.network)
     if (echoed._tag === "unreadable") return yield* new PaymentRejected({ reason: "offer_mismatch", detail: OFFER_MISMATCH })
-    if (echoed._tag === "names" && echoed.commit.toLowerCase() !== q.pin.commit.toLowerCase()) {
-      return yield* new PaymentRejected({ reason: "commit_moved", detail: commitMovedDetail(q.listing.repo.slug, q.pin.commit) })
-    }
+    const token = yield* tokens.tokenOf(q.listing)
+    const movedFrom = (head: string) =>
+      echoed._tag === "names" && echoed.commit.toLowerCase() !== head.toLowerCase()
+        ? Effect.fail(new PaymentRejected({ reason: "commit_moved", detail: commitMovedDetail(q.listing.repo.slug, head) }))
+        : Effect.void
+    const headNow = yield* Effect.option(host.repo(q.listing.repo, token))
+    if (Option.isSome(headNow)) yield* movedFrom(headNow.value.headSha)
     yield* chains.checkPayment(requirement.chain, payment.payload, requirement, Option.some(yield* now)).pipe(Effect.mapError(refused))
 
     const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))
@@ -97,9 +104,10 @@ export const makePay = (
       return yield* new PaymentRejected({ reason: verification.invalidReason ?? "invalid_payment", detail: "The payment did not verify." })
     }
 
-    // The commit was pinned by this request's quote, which read it from the code host (so the host still
-    // serves the repository) before anyone is charged.
-    const token = yield* tokens.tokenOf(q.listing)
+    // Pin the commit and make sure the code host can still serve it, before anyone is charged: the head now must
+    // still be the one the payment's offer named (it may have moved while the payment was verified).
+    const info = yield* host.repo(q.listing.repo, token).pipe(Effect.mapError(cannotDeliver))
+    yield* movedFrom(info.headSha)
     const at = yield* now
     const saleId = yield* newId<SaleId>(IdPrefix.sale).pipe(Effect.provideService(SecretBox, box))
     // The payer the signature was checked against: the same string the buyer's id is scoped to.
@@ -123,7 +131,7 @@ export const makePay = (
         amount: requirement.amount,
         payTo: requirement.payTo,
         payer,
-        commitSha: q.pin.commit,
+        commitSha: info.headSha,
         transaction: null,
         status: "pending",
         failureReason: null,

@@ -39,12 +39,8 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signe
   /** A facilitator step that moves no money did not answer: 503, nothing charged. */
   const unavailable = (what: string) => () => new PaymentsUnavailable({ detail: facilitatorUnavailable(what) })
 
-  /**
-   * The 402 offer: one requirement per chain the listing has a payout address for, pinned to the commit at the
-   * head of the listing's default branch as the code host says now (its archive's digest too, once cut), each
-   * with its signed offer.
-   */
-  const quote = Effect.fn("Purchases.quote")(function*(id: string, livemode: boolean) {
+  /** The terms a checkout offers now: one requirement per chain the listing has a payout address for. */
+  const priced = Effect.fn("Purchases.quote")(function*(id: string, livemode: boolean) {
     const { checkout, listing, page } = yield* current(id)
     if (!isSelling(listing) || checkout.price === null || checkout.chains.length === 0) {
       return yield* new NotSelling({ page, detail: "This listing is not selling right now (no price or no payout wallet)." })
@@ -59,13 +55,24 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signe
     const resource = baseUrl + (livemode ? checkoutPath(checkout.id) : testCheckoutPath(checkout.id))
     const requirements = requirementsOf(checkout, livemode, resource, (c) => chains.facts(c, livemode), (c) => extraOf.get(c) ?? {})
       .filter((r) => extraOf.has(r.chain))
+    return { checkout, listing, livemode, requirements, resource, page } satisfies Omit<Quote, "pin" | "offers">
+  })
+
+  /**
+   * The 402 offer: the terms, pinned to the commit at the head of the listing's default branch as the code host
+   * says now (its archive's digest too, once cut), each requirement with its signed offer. A code host that
+   * cannot say is a 503: there is no offer without the commit it sells.
+   */
+  const quote = Effect.fn("Purchases.offer")(function*(id: string, livemode: boolean) {
+    const terms = yield* priced(id, livemode)
+    const { listing, requirements } = terms
     const info = yield* host.repo(listing.repo, yield* tokens.tokenOf(listing)).pipe(Effect.mapError(cannotDeliver))
     const pin: Pin = { commit: info.headSha, archive: Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) }
     const at = unixSeconds(yield* now)
     const sold = { listing: listing.id, repository: listing.repo.slug }
     const offers = yield* Effect.forEach(requirements, (r) => signer.sign(offerClaimsOf(r, sold, pin, at + r.maxTimeoutSeconds)))
-    return { checkout, listing, livemode, requirements, resource, page, pin, offers } satisfies Quote
+    return { ...terms, pin, offers } satisfies Quote
   })
 
-  return { current, facilitatorFor, unavailable, quote } as const
+  return { current, facilitatorFor, unavailable, priced, quote } as const
 }

@@ -6,7 +6,7 @@ import type { Sale } from "../../model/Sale.js"
 import type { CodeHostError } from "../../ports/CodeHost.js"
 import type { PaymentRequirement, Settlement } from "../../ports/PaymentFacilitator.js"
 
-/** What a checkout offers right now. */
+/** What a checkout offers right now: its terms, the commit a payment delivers, and the signed offers. */
 export interface Quote {
   /** The checkout, current. */
   readonly checkout: Checkout
