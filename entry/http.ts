@@ -8,7 +8,7 @@
  */
 export { Api } from "../app/Api.js"
 export { AppLive, guardedApp, HttpLive, type StoragePorts, UseCasesLive } from "../app/AppLayer.js"
-export { DefaultPorts } from "../hosts/Ports.js"
+export { DefaultPorts } from "../hosts/node/NodePorts.js"
 export { DeliveryWorkerLive } from "../hosts/workers/DeliveryWorker.js"
 export { FrontDoor, FrontDoorLive, NodeServerWithFrontDoor } from "../app/FrontDoor.js"
 export { openApiDocument } from "../app/OpenApiDoc.js"

@@ -1,17 +1,9 @@
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { ChainsLive } from "../adapters/chains/ChainsLive.js"
 import { ReceiptSignerLive } from "../adapters/crypto/ReceiptSignerEd25519.js"
-import { SecretBoxAesGcm } from "../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostGithub } from "../adapters/github/CodeHostGithub.js"
 import { CodeHostIdentityGithub } from "../adapters/github/CodeHostIdentityGithub.js"
-import { MailerLive } from "../adapters/mail/MailerLive.js"
-import { RateLimiterMemory } from "../adapters/memory/RateLimiterMemory.js"
 import { PackagerTarGz } from "../adapters/packaging/PackagerTarGz.js"
-import { ChangeFeedNone, ChangeFeedPg } from "../adapters/sql/ChangeFeed.js"
-import { DatabaseLive, sharedDatabaseConfigured } from "../adapters/sql/DatabaseLive.js"
-import { HealthCheckSql } from "../adapters/sql/HealthCheckSql.js"
-import { RateLimiterSql } from "../adapters/sql/RateLimiterSql.js"
-import { StorageSql } from "../adapters/sql/SqlLive.js"
 import { WebhookSenderHttp } from "../adapters/webhook/WebhookSenderHttp.js"
 import { PaymentFacilitatorLive } from "../adapters/x402/PaymentFacilitatorLive.js"
 import { WalletProofSiwx } from "../adapters/x402/WalletProofSiwx.js"
@@ -37,7 +29,9 @@ export interface PortChoices<S, E1, E2, E3> {
 /**
  * The composition root: every port the application is written against, from a host's choices. GitHub's API
  * (`GITHUB_API_URL`, optional `GITHUB_TOKEN`), the chains, x402 facilitators, webhooks, packaging and
- * Sign-In-With-X are the same adapters on every host; their settings are read from the environment.
+ * Sign-In-With-X are the same adapters on every host; their settings are read from the environment. The hosts'
+ * choices live beside each host (hosts/node/NodePorts.ts, hosts/lambda/LambdaPorts.ts), so a host's bundle carries
+ * only the adapters it chose (the Lambda bundle no embedded database, for one).
  */
 export const composePorts = <S, E1, E2, E3>(choices: PortChoices<S, E1, E2, E3>) =>
   Layer.mergeAll(
@@ -55,23 +49,3 @@ export const composePorts = <S, E1, E2, E3>(choices: PortChoices<S, E1, E2, E3>)
     PackagerTarGz,
     WalletProofSiwx
   )
-
-/**
- * On a PostgreSQL server other hosts may share, limits are counted there and writes announced there
- * (LISTEN/NOTIFY); on the embedded PGlite (one process) limits stay in memory and there is no one to tell.
- */
-const SharedOrAlone = Layer.unwrapEffect(
-  Effect.map(sharedDatabaseConfigured, (shared) =>
-    shared ? Layer.merge(RateLimiterSql, ChangeFeedPg()) : Layer.merge(RateLimiterMemory, ChangeFeedNone))
-)
-
-/**
- * The Node host's choices, what `npm start` runs on with nothing to install or configure: PostgreSQL when
- * `DATABASE_URL` is set, else an embedded PostgreSQL (PGlite) persisted under `DATA_DIR`; keys from
- * `SECRET_KEYS` or generated under `DATA_DIR`; mail over `SMTP_URL` or into the log.
- */
-export const DefaultPorts = composePorts({
-  storage: Layer.mergeAll(StorageSql, SharedOrAlone, HealthCheckSql).pipe(Layer.provide(DatabaseLive)),
-  secretBox: SecretBoxAesGcm,
-  mailer: MailerLive
-})

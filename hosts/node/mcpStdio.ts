@@ -15,7 +15,7 @@ import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { UseCasesLive } from "../../app/AppLayer.js"
 import { mcpServer } from "../../app/mcp/McpServer.js"
 import { makeMcpTools } from "../../app/mcp/McpTools.js"
-import { DefaultPorts } from "../Ports.js"
+import { DefaultPorts } from "./NodePorts.js"
 import { LogLevelFromConfig } from "../Settings.js"
 
 // Whatever writes with console.log (a package, a stray debug line) goes to standard error too.
