@@ -239,3 +239,12 @@ export { UseCasesLive } from "./usecases/UseCases.js"
 
 // Protocol checks that run anywhere.
 export { type ReceiptKey, type ReceiptVerification, verifyReceipt } from "./codec/VerifyReceipt.js"
+export { type ProvenanceVerification, verifyProvenance } from "./codec/VerifyProvenance.js"
+export {
+  DELIVERY_PREDICATE_TYPE,
+  type DeliveryStatement,
+  type DsseEnvelope,
+  IN_TOTO_PAYLOAD_TYPE,
+  IN_TOTO_STATEMENT_TYPE,
+  pae
+} from "./model/Provenance.js"

@@ -42,6 +42,7 @@ import { DocsRoutesLive } from "./pages/Docs.js"
 import { PageRoutesLive } from "./pages/PageRoutes.js"
 import { PageSessions } from "./pages/Session.js"
 import { WellKnownKeysLive } from "./pages/WellKnownKeys.js"
+import { ProvenanceRoutesLive } from "./pages/ProvenanceRoute.js"
 import { verifyPage } from "./pages/VerifyPage.js"
 
 /** The storage ports, whatever their technology. */
@@ -75,7 +76,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The HTTP application: API, routes, HTML pages and docs, over use cases that still need their ports. */
-export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive, WellKnownKeysLive).pipe(
+export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive, WellKnownKeysLive, ProvenanceRoutesLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).

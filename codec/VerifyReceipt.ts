@@ -16,6 +16,22 @@ export type ReceiptVerification =
 const isKeyList = (keys: ReadonlyArray<ReceiptKey> | { readonly keys: ReadonlyArray<ReceiptKey> }): keys is ReadonlyArray<ReceiptKey> =>
   Array.isArray(keys)
 
+/** A JWK Set or its keys, as a list. */
+export const keyListOf = (keys: ReadonlyArray<ReceiptKey> | { readonly keys: ReadonlyArray<ReceiptKey> }): ReadonlyArray<ReceiptKey> =>
+  isKeyList(keys) ? keys : keys.keys
+
+/**
+ * Whether `signature` is an Ed25519 signature of `data` by the public key `x` (base64url, as a JWK has it), with
+ * Web Crypto; null when `x` is not a usable Ed25519 public key.
+ */
+export const ed25519Verifies = async (x: string, signature: Uint8Array, data: Uint8Array): Promise<boolean | null> => {
+  const publicKey = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x }, { name: "Ed25519" }, false, ["verify"]).then(
+    (key) => key,
+    () => null
+  )
+  return publicKey === null ? null : crypto.subtle.verify({ name: "Ed25519" }, publicKey, signature, data)
+}
+
 const refused = (reason: string): ReceiptVerification => ({ valid: false, reason })
 
 const sameArchive = (a: ArchiveDigest | null, b: ArchiveDigest): boolean =>
@@ -43,17 +59,12 @@ export const verifyReceipt = async (
   if (jws.header["alg"] !== "EdDSA") return refused(`alg is ${JSON.stringify(jws.header["alg"])}, not "EdDSA"`)
   const kid = jws.header["kid"]
   if (typeof kid !== "string") return refused("the JWS header names no kid")
-  const list: ReadonlyArray<ReceiptKey> = isKeyList(keys) ? keys : keys.keys
+  const list = keyListOf(keys)
   const key = list.find((k) => k.kid === kid)
   if (key === undefined) return refused(`signed by ${kid}, which is not among the given keys`)
   if (key.kty !== "OKP" || key.crv !== "Ed25519" || typeof key.x !== "string") return refused(`key ${kid} is not an Ed25519 key`)
-  let holds: boolean
-  try {
-    const publicKey = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: key.x }, { name: "Ed25519" }, false, ["verify"])
-    holds = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, jws.signature, new TextEncoder().encode(jws.signingInput))
-  } catch {
-    return refused(`key ${kid} could not be used to verify (not a valid Ed25519 public key)`)
-  }
+  const holds = await ed25519Verifies(key.x, jws.signature, new TextEncoder().encode(jws.signingInput))
+  if (holds === null) return refused(`key ${kid} could not be used to verify (not a valid Ed25519 public key)`)
   if (!holds) return refused("the signature does not match: the receipt was altered or not signed by this key")
   const problem = receiptClaimsProblem(jws.payload)
   if (problem !== null) return refused(`the signed payload is not a receipt: ${problem}`)

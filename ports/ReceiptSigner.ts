@@ -20,6 +20,8 @@ export interface PublicKeyJwk {
 export class ReceiptSigner extends Context.Tag("repomarket/ReceiptSigner")<ReceiptSigner, {
   /** The claims as a JWS compact string signed by the current key. */
   readonly sign: (claims: object) => Effect.Effect<string>
+  /** An Ed25519 signature of `bytes` by the current key (a DSSE envelope's, over its PAE), with that key's id. */
+  readonly signBytes: (bytes: Uint8Array) => Effect.Effect<{ readonly kid: string; readonly signature: Uint8Array }>
   /** The DID the keys belong to (`did:web:<host>`), whose document lists `keys`. */
   readonly did: string
   /** Every key a signature of this marketplace may verify with: the signing one first. */

@@ -5,6 +5,7 @@ import { HostTokens } from "./HostTokens.js"
 import { purchaseDeps } from "./purchases/Deps.js"
 import { makeGoods } from "./purchases/Goods.js"
 import { makePay } from "./purchases/Pay.js"
+import { makeProvenance } from "./purchases/Provenance.js"
 import { makeQuoting } from "./purchases/Quote.js"
 import { makeRecovery } from "./purchases/Recovery.js"
 import { now } from "../model/rules/Tokens.js"
@@ -26,6 +27,7 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
     const recovery = makeRecovery(deps, goods)
     const pay = makePay(deps, quoting, goods, recovery)
     const goodsOf = goods.goodsOf
+    const provenance = makeProvenance(deps, goods)
 
     /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
     const download = Effect.fn("Purchases.download")(function*(token: string) {
@@ -41,6 +43,6 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
       return yield* goodsOf(sale, goods.settlementOf(sale))
     })
 
-    return { current: quoting.current, quote: quoting.quote, pay, download, goods: goodsOf } as const
+    return { current: quoting.current, quote: quoting.quote, pay, download, goods: goodsOf, provenance } as const
   })
 }) {}

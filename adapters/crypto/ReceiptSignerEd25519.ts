@@ -72,6 +72,7 @@ export const makeReceiptSigner = (ring: KeyRing, baseUrl: string) => {
         const signature = sign(null, Buffer.from(`${header}.${payload}`, "ascii"), current.privateKey)
         return `${header}.${payload}.${base64url(signature)}`
       }),
+    signBytes: (bytes) => Effect.sync(() => ({ kid: current.jwk.kid, signature: new Uint8Array(sign(null, bytes, current.privateKey)) })),
     digest: (bytes) => ({ sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length })
   })
 }
