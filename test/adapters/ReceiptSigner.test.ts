@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { canonicalJson, didWebOf, makeReceiptSigner } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { verifyReceipt } from "../../index.js"
+import { IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
 import type { ReceiptClaims } from "../../model/ReceiptClaims.js"
 
 const key = (n: number) => Buffer.alloc(32, n)
@@ -152,5 +153,10 @@ describe("the offline command", () => {
     const altered = await run(file("altered.jws", `${h}.${b64url({ ...CLAIMS, payer: "0xMallory" })}.${s}`), jwks)
     expect(altered).toMatchObject({ code: 1, stderr: "receipt does not verify: the signature does not match: the receipt was altered or not signed by this key\n" })
     expect((await run()).code).toBe(2)
+    // The same command takes a provenance envelope (JSON) in place of the receipt.
+    const bytes = new TextEncoder().encode(JSON.stringify({ not: "a statement" }))
+    const { kid, signature } = Effect.runSync(signer.signBytes(pae(IN_TOTO_PAYLOAD_TYPE, bytes)))
+    const envelope = file("provenance.json", JSON.stringify({ payloadType: IN_TOTO_PAYLOAD_TYPE, payload: toBase64(bytes), signatures: [{ keyid: kid, sig: toBase64(signature) }] }))
+    expect(await run(envelope, jwks)).toMatchObject({ code: 1, stderr: "provenance does not verify: the payload is not an in-toto Statement of a repomarket delivery\n" })
   }, 60_000)
 })
