@@ -5,9 +5,7 @@
  * for a refused settle the chain does not prove, a failed sale whose money may have moved.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { authorizationTypes } from "@x402/evm"
 import { Cause, Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
-import { getAddress, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts"
 import { generateKeyPairSigner } from "@solana/kit"
 import { solanaPayload, standardHead } from "../support/solanaByHand.js"
@@ -33,7 +31,7 @@ import { hostPatAad } from "../../model/Listing.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { AtomicAmount } from "../../model/Money.js"
 import { aCheckout, aListing, aSale as aSaleFixture, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
-import { type Answers, facilitatorLayer, spanNames, stubFacilitator } from "./support.js"
+import { type Answers, facilitatorLayer, signedPayment, spanNames, stubFacilitator } from "./support.js"
 
 const BASE_URL = "https://market.example"
 const SHA = "89abcdef0123456789abcdef0123456789abcdef"
@@ -123,46 +121,7 @@ const termsOf = (checkout: Checkout) =>
   })
 
 /** An EIP-3009 authorization for `requirement`, signed by `buyer` with viem, valid for 10 minutes from NOW. */
-const signed = (buyer: PrivateKeyAccount, requirement: PaymentRequirement) =>
-  Effect.promise(async (): Promise<SubmittedPayment> => {
-    const authorization = {
-      from: buyer.address,
-      to: getAddress(requirement.payTo),
-      value: requirement.amount,
-      validAfter: 0n,
-      validBefore: BigInt(NOW.getTime() / 1000 + 600),
-      nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
-    }
-    const signature = await buyer.signTypedData({
-      domain: {
-        name: requirement.extra["name"]!,
-        version: requirement.extra["version"]!,
-        chainId: Number(requirement.network.split(":")[1]),
-        verifyingContract: getAddress(requirement.asset)
-      },
-      types: authorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message: authorization
-    })
-    const payload = {
-      signature,
-      authorization: {
-        ...authorization,
-        value: `${authorization.value}`,
-        validAfter: `${authorization.validAfter}`,
-        validBefore: `${authorization.validBefore}`
-      }
-    }
-    const { amount, asset, network, payTo } = requirement
-    return {
-      x402Version: 2,
-      scheme: "exact",
-      network,
-      accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
-      payload,
-      raw: {}
-    }
-  })
+const signed = (buyer: PrivateKeyAccount, requirement: PaymentRequirement) => signedPayment(buyer, requirement, NOW)
 
 const aBuyer = () => privateKeyToAccount(generatePrivateKey())
 

@@ -7,9 +7,7 @@
  * refusals past them, expired and forged receipts, and a purchase (the first download) never refused by them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { authorizationTypes } from "@x402/evm"
 import { Effect, Exit, Option, Scope, TestClock } from "effect"
-import { getAddress, type Hex } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { RepoRef } from "../../model/Ids.js"
 import { RECEIPT_TTL_MS, receiptToken } from "../../model/rules/Receipt.js"
@@ -23,11 +21,12 @@ import {
   Redownloads
 } from "../../usecases/Redownloads.js"
 import { ListingStore } from "../../ports/ListingStore.js"
-import type { PaymentRequirement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
+import type { PaymentRequirement } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { aCheckout, aListing, aSale, unique } from "../../testing/Fixtures.js"
 import { atNow, BASE_URL, brief, failureOf, memoryApp, NOW, SHA, WIDGET } from "./memoryApp.js"
+import { signedPayment } from "./support.js"
 
 const CLIENT = "203.0.113.20"
 const HOUR_MS = 60 * 60 * 1000
@@ -182,41 +181,7 @@ describe("Redownloads.byReceipt: which receipts", () => {
 })
 
 /** An EIP-3009 authorization for `requirement`, signed by a new buyer with viem, valid 10 minutes from NOW. */
-const signed = (requirement: PaymentRequirement) =>
-  Effect.promise(async (): Promise<SubmittedPayment> => {
-    const buyer = privateKeyToAccount(generatePrivateKey())
-    const authorization = {
-      from: buyer.address,
-      to: getAddress(requirement.payTo),
-      value: requirement.amount,
-      validAfter: 0n,
-      validBefore: BigInt(NOW.getTime() / 1000 + 600),
-      nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
-    }
-    const signature = await buyer.signTypedData({
-      domain: {
-        name: requirement.extra["name"]!,
-        version: requirement.extra["version"]!,
-        chainId: Number(requirement.network.split(":")[1]),
-        verifyingContract: getAddress(requirement.asset)
-      },
-      types: authorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message: authorization
-    })
-    const { amount, asset, network, payTo } = requirement
-    return {
-      x402Version: 2,
-      scheme: "exact",
-      network,
-      accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
-      payload: {
-        signature,
-        authorization: { ...authorization, value: `${authorization.value}`, validAfter: "0", validBefore: `${authorization.validBefore}` }
-      },
-      raw: {}
-    }
-  })
+const signed = (requirement: PaymentRequirement) => signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW)
 
 describe("Redownloads: the first download", () => {
   it.effect("a client at its re-download limit is still sold to: the purchase delivers (never refused by the re-download limits), only its receipt's re-download waits for that client", () =>

@@ -2,7 +2,10 @@
  * Shared by the use-case tests under test/usecases: a payment facilitator whose every answer the test
  * scripts (and counts), and the Settlements use case on memory adapters around it.
  */
+import { authorizationTypes } from "@x402/evm"
 import { type Context, Effect, Layer, Metric, type MetricState, Option, type Tracer } from "effect"
+import { getAddress, type Hex } from "viem"
+import type { PrivateKeyAccount } from "viem/accounts"
 import { ReceiptSignerTest } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostMemory } from "../../adapters/memory/CodeHostMemory.js"
@@ -122,3 +125,45 @@ export const spanNames: Effect.Effect<ReadonlyArray<string>> = Effect.map(Effect
   }
   return names
 })
+
+/** An EIP-3009 authorization for `requirement`, signed by `buyer` with viem, valid for 10 minutes from `now`, as an x402 v2 payment. */
+export const signedPayment = (buyer: PrivateKeyAccount, requirement: PaymentRequirement, now: Date) =>
+  Effect.promise(async (): Promise<SubmittedPayment> => {
+    const authorization = {
+      from: buyer.address,
+      to: getAddress(requirement.payTo),
+      value: requirement.amount,
+      validAfter: 0n,
+      validBefore: BigInt(now.getTime() / 1000 + 600),
+      nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
+    }
+    const signature = await buyer.signTypedData({
+      domain: {
+        name: requirement.extra["name"]!,
+        version: requirement.extra["version"]!,
+        chainId: Number(requirement.network.split(":")[1]),
+        verifyingContract: getAddress(requirement.asset)
+      },
+      types: authorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: authorization
+    })
+    const payload = {
+      signature,
+      authorization: {
+        ...authorization,
+        value: `${authorization.value}`,
+        validAfter: `${authorization.validAfter}`,
+        validBefore: `${authorization.validBefore}`
+      }
+    }
+    const { amount, asset, network, payTo } = requirement
+    return {
+      x402Version: 2,
+      scheme: "exact",
+      network,
+      accepted: Option.some({ scheme: "exact", network, asset, amount: `${amount}`, payTo }),
+      payload,
+      raw: {}
+    }
+  })
