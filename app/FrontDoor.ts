@@ -3,9 +3,8 @@
  * served from memory by the Node server before a request reaches the app. Its parts live under `frontdoor/`:
  * the remembered answers (Cache.ts: what is served, for how long), the service, its layer and the app's side
  * that remembers (Service.ts), the forgetting on every write and on other hosts' announcements
- * (Invalidation.ts), and the Node request path in front of the app (NodeServer.ts).
+ * (Invalidation.ts). The Node request path in front of the app is the Node host's: hosts/node/FrontDoorServer.ts.
  */
 export { type FrontDoorCache, type FrontDoorOptions, type FrontDoorStats, makeFrontDoor } from "./frontdoor/Cache.js"
 export { FrontDoorFollowsOtherHosts, InvalidatingStorage } from "./frontdoor/Invalidation.js"
-export { NodeServerWithFrontDoor, serverWithFrontDoor } from "./frontdoor/NodeServer.js"
 export { FrontDoor, FrontDoorLive, rememberAnswers } from "./frontdoor/Service.js"

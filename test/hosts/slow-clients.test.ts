@@ -7,8 +7,9 @@ import { ConfigProvider, Effect, Either, Layer, Logger } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostGithub } from "../../adapters/github/CodeHostGithub.js"
 import { HttpLive } from "../../app/AppLayer.js"
-import { ConnectionLimitsLive, connectionSettingsConfig, DEFAULT_CONNECTION_SETTINGS } from "../../app/Connections.js"
-import { FrontDoorLive, NodeServerWithFrontDoor } from "../../app/FrontDoor.js"
+import { ConnectionLimitsLive, connectionSettingsConfig, DEFAULT_CONNECTION_SETTINGS } from "../../hosts/node/Connections.js"
+import { FrontDoorLive } from "../../app/FrontDoor.js"
+import { NodeServerWithFrontDoor } from "../../hosts/node/FrontDoorServer.js"
 import { startFakeFacilitator } from "../faults/fakeFacilitator.js"
 import { BASE_WALLET, OFFLINE_SETTINGS, testPorts } from "../support/app.js"
 import { startFakeGithubServer } from "../support/fakeGithubServer.js"
@@ -16,7 +17,7 @@ import { acceptedOf, b64, challenge, REAL_TIME, sell, signEvm } from "../support
 
 /*
  * Issue 33 finding 3: slow and greedy clients against the Node host as `npm start` serves it (a real server on
- * loopback, real sockets), with the connection settings of app/Connections.ts set short so each case
+ * loopback, real sockets), with the connection settings of hosts/node/Connections.ts set short so each case
  * takes seconds: headers sent a byte at a time, a body sent a byte at a time, a paid download whose client
  * stops reading (its code-host download must be aborted), and more connections from one client than it may
  * hold. Every wait is bounded; on the code before the change each case runs into its bound and fails.

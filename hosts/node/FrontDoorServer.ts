@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { ListenOptions, Socket } from "node:net"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { type ConnectionLimits, ConnectionLimitsTag, DEFAULT_CONNECTION_LIMITS, limitConnections, serverOptionsOf } from "../Connections.js"
-import { type HostMetrics, HostMetricsTag } from "../HostMetrics.js"
-import { HostLifecycle, type Lifecycle } from "../Lifecycle.js"
-import { nameRequest } from "../RequestId.js"
-import type { FrontDoorCache } from "./Cache.js"
-import { FrontDoor } from "./Service.js"
+import { type ConnectionLimits, ConnectionLimitsTag, DEFAULT_CONNECTION_LIMITS, limitConnections, serverOptionsOf } from "./Connections.js"
+import { type HostMetrics, HostMetricsTag } from "../../app/HostMetrics.js"
+import { HostLifecycle, type Lifecycle } from "../../app/Lifecycle.js"
+import { nameRequest } from "../../app/RequestId.js"
+import type { FrontDoorCache } from "../../app/frontdoor/Cache.js"
+import { FrontDoor } from "../../app/frontdoor/Service.js"
 
 /**
  * A Node server whose front door answers before the app: `request` events it answers never reach the

@@ -1,8 +1,8 @@
 import type { Server, ServerOptions } from "node:http"
 import type { Socket } from "node:net"
 import { Config, Context, Effect, Layer, Option, Runtime } from "effect"
-import { clientKey } from "./handlers/ClientAddress.js"
-import { TrustedProxiesConfig } from "./TrustedProxies.js"
+import { clientKey } from "../../app/handlers/ClientAddress.js"
+import { TrustedProxiesConfig } from "../../app/TrustedProxies.js"
 
 /*
  * What one connection may cost the Node host. Node 20's defaults keep a client that sends its headers one byte
