@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject, randomBytes, sign } from "node:crypto"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { type PublicKeyJwk, ReceiptSigner } from "../../ports/ReceiptSigner.js"
 import { type KeyRing, keyRingOf, loadKeyRing } from "./SecretKeys.js"
@@ -81,7 +81,8 @@ export const makeReceiptSigner = (ring: KeyRing, baseUrl: string) => {
 export const ReceiptSignerLive = Layer.effect(
   ReceiptSigner,
   Effect.gen(function*() {
-    const ring = yield* loadKeyRing
+    // The secret box loads the same keys and says, once, when they are the development ones.
+    const ring = yield* loadKeyRing.pipe(Logger.withMinimumLogLevel(LogLevel.Error))
     const { baseUrl } = yield* PublicOrigin
     return makeReceiptSigner(ring, baseUrl)
   })
