@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
 import { Chunk, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
@@ -303,6 +304,19 @@ describe("CodeHostGithub: archives of pinned commits are kept in memory", () => 
       expect(again.equals(first)).toBe(true)
       expect(archiveRequests()).toBe(2)
       // Held whole: the host may send it in one write with its length.
+      expect(Buffer.from(wholeArchiveBytes(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))!).equals(first)).toBe(true)
+    })))
+
+  it.effect("the first download of a commit's archive records its digest; asking for it costs no request", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      expect(yield* host.archiveDigest(sauce, HEAD)).toEqual(Option.none())
+      const first = yield* read(sauce, HEAD)
+      const calls = gh.calls.length
+      const digest = { sha256: createHash("sha256").update(first).digest("hex"), size: first.length }
+      expect(yield* host.archiveDigest(new RepoRef({ owner: "Octo-Org", name: "Secret-Sauce" }), HEAD)).toEqual(Option.some(digest))
+      expect(gh.calls.length).toBe(calls)
+      // The bytes held in memory are checked against it and still go out whole.
       expect(Buffer.from(wholeArchiveBytes(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))!).equals(first)).toBe(true)
     })))
 
