@@ -2,9 +2,13 @@ import { type ArchiveDigest, parseJws, receiptClaimsProblem, type ReceiptClaims 
 
 /** A published verification key as `/.well-known/jwks.json` lists it (an Ed25519 JWK with its `kid`). */
 export interface ReceiptKey {
+  /** Key type (`OKP` for Ed25519). */
   readonly kty: string
+  /** The curve (`Ed25519`). */
   readonly crv?: string
+  /** The public key, base64url. */
   readonly x?: string
+  /** The key's id: the `kid` of what it signs. */
   readonly kid?: string
 }
 

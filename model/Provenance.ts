@@ -17,15 +17,21 @@ export const DELIVERY_PREDICATE_TYPE = "https://repomarket.dev/attestations/deli
 
 /** An in-toto Statement of one delivery. */
 export interface DeliveryStatement {
+  /** The in-toto Statement type (v1). */
   readonly _type: typeof IN_TOTO_STATEMENT_TYPE
+  /** The archive: its file name and SHA-256 (lower-case hex). */
   readonly subject: ReadonlyArray<{ readonly name: string; readonly digest: { readonly sha256: string } }>
+  /** What the predicate is: a repomarket delivery. */
   readonly predicateType: typeof DELIVERY_PREDICATE_TYPE
+  /** Where the bytes came from, for which sale, when, and the payment. */
   readonly predicate: {
     /** The repository's page on the code host. */
     readonly repository: string
     /** The commit the archive was cut from. */
     readonly commit: string
+    /** The listing's id. */
     readonly listing: string
+    /** The sale's id. */
     readonly sale: string
     /** The archive's size in bytes. */
     readonly size: number
@@ -75,8 +81,11 @@ export const pae = (payloadType: string, body: Uint8Array): Uint8Array => {
 
 /** A DSSE envelope (JSON), payload and signatures in standard base64. */
 export interface DsseEnvelope {
+  /** What the payload is (`IN_TOTO_PAYLOAD_TYPE`). */
   readonly payloadType: string
+  /** The serialized statement, base64. */
   readonly payload: string
+  /** Signatures over `pae(payloadType, payload)`, base64, each with the signing key's id (its `kid`). */
   readonly signatures: ReadonlyArray<{ readonly keyid: string; readonly sig: string }>
 }
 

@@ -31,13 +31,17 @@ export interface Pin {
 
 /** The claims of a signed offer: one payment option of a 402 and what it buys. */
 export interface OfferClaims {
+  /** The extension's payload version (`OFFER_RECEIPT_VERSION`). */
   readonly version: number
   /** The checkout URL paid. */
   readonly resourceUrl: string
+  /** The x402 scheme (`exact`). */
   readonly scheme: string
   /** CAIP-2. */
   readonly network: string
+  /** The token contract or mint. */
   readonly asset: string
+  /** The payout address. */
   readonly payTo: string
   /** Atomic units, decimal. */
   readonly amount: string
@@ -57,19 +61,23 @@ export interface OfferClaims {
 
 /** The claims of a signed receipt: one payment bound to what was delivered for it, and when. */
 export interface ReceiptClaims {
+  /** The extension's payload version (`OFFER_RECEIPT_VERSION`). */
   readonly version: number
   /** CAIP-2. */
   readonly network: string
   /** The checkout URL paid. */
   readonly resourceUrl: string
+  /** The paying address, as the payment's signature was checked against. */
   readonly payer: string
   /** Unix seconds the receipt stands from: the delivery time. */
   readonly issuedAt: number
   /** The settling transaction (simulated ones start with `sim_`). */
   readonly transaction: string
+  /** The token contract or mint paid in. */
   readonly asset: string
   /** Atomic units, decimal. */
   readonly amount: string
+  /** The payout address paid. */
   readonly payTo: string
   /** The sale's id. */
   readonly sale: string

@@ -2,13 +2,17 @@ import { Context, type Effect } from "effect"
 
 /** One published verification key: a JWK (Ed25519, `kty: "OKP"`) with the DID URL that names it as `kid`. */
 export interface PublicKeyJwk {
+  /** Key type: octet key pair. */
   readonly kty: "OKP"
+  /** The curve. */
   readonly crv: "Ed25519"
   /** The public key, base64url. */
   readonly x: string
   /** The key's DID URL (`did:web:<host>#<id>`), the `kid` of every JWS it signs. */
   readonly kid: string
+  /** The JWS algorithm it signs with. */
   readonly alg: "EdDSA"
+  /** Signing only. */
   readonly use: "sig"
 }
 
