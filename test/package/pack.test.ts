@@ -159,7 +159,7 @@ describe("a strict consumer of the core alone", () => {
       "export const shown = (listing: Listing) => listing.price === null ? \"not selling\" : formatUsd(listing.price)",
       "export const quote = (id: string) => Effect.flatMap(Purchases, (p) => p.quote(id, false))",
       "export const spend = (key: string) => Effect.flatMap(SingleUse, (s) => s.spend(\"demo\", key, new Date(0)))",
-      "export const wired: Layer.Layer<unknown, unknown, unknown> = UseCasesLive",
+      "export const wired = UseCasesLive.pipe(Layer.orDie)",
       "export const check = verifyReceipt",
       ""
     ].join("\n"))
