@@ -28,7 +28,21 @@ const termsOf = (required: any) => {
   const siwx = required?.extensions?.["sign-in-with-x"]
   if (siwx === undefined) return required
   const { expirationTime: _e, issuedAt: _i, nonce: _n, ...info } = siwx.info
-  return { ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...siwx, info } } }
+  // Signed offers (issue 30): their claims and the key's header, without the time each is valid until.
+  const offerReceipt = required.extensions["offer-receipt"]
+  const offers = offerReceipt?.info.offers.map((o: any) => {
+    const [header, payload] = o.signature.split(".")
+    const { validUntil: _v, ...claims } = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
+    return { ...o, signature: { header, claims } }
+  })
+  return {
+    ...required,
+    extensions: {
+      ...required.extensions,
+      "sign-in-with-x": { ...siwx, info },
+      ...(offerReceipt === undefined ? {} : { "offer-receipt": { ...offerReceipt, info: { ...offerReceipt.info, offers } } })
+    }
+  }
 }
 
 const WIDGET = {
