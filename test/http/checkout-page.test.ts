@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { BASE_WALLET, call, SOLANA_WALLET, TestApp } from "../support/app.js"
 import { listed, WIDGET_URL } from "../support/flows.js"
+import { withStableOffers } from "../support/offers.js"
 
 /** The decoded `PAYMENT-REQUIRED` object without the Sign-In-With-X nonce and times, which are fresh per answer. */
 const required = (header: string | undefined) => {
@@ -9,7 +10,7 @@ const required = (header: string | undefined) => {
   const value = JSON.parse(Buffer.from(header!, "base64").toString("utf8"))
   const info = value.extensions?.["sign-in-with-x"]?.info
   if (info !== undefined) for (const k of ["nonce", "issuedAt", "expirationTime", "notBefore"]) delete info[k]
-  return value
+  return withStableOffers(value)
 }
 
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"

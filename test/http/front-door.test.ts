@@ -5,6 +5,7 @@ import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
 import { FrontDoor, FrontDoorLive, makeFrontDoor } from "../../app/FrontDoor.js"
 import { BASE_WALLET, call, TestApp, PUBLIC_REPO, type Reply, signInWithKey, SOLANA_WALLET } from "../support/app.js"
 import { expectProblem, listed, WIDGET_URL } from "../support/flows.js"
+import { withStableOffers } from "../support/offers.js"
 
 /*
  * The front door answers repo-page JSON and 402 challenges from memory, before the app. What it serves must
@@ -29,14 +30,21 @@ const withoutFreshChallenge = (header: string | undefined) => {
   if (info === undefined) return header
   expect(info.nonce).toMatch(/^[0-9a-f]{88}$/)
   expect(Date.parse(info.expirationTime) - Date.parse(info.issuedAt)).toBe(5 * 60 * 1000)
-  return JSON.stringify({ ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...required.extensions["sign-in-with-x"], info: { ...info, nonce: "<fresh>", issuedAt: "<fresh>", expirationTime: "<fresh>" } } } })
+  return JSON.stringify(withStableOffers({ ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...required.extensions["sign-in-with-x"], info: { ...info, nonce: "<fresh>", issuedAt: "<fresh>", expirationTime: "<fresh>" } } } }))
+}
+
+/** A body as a client compares it: a 402's v1 body with its signed offers compared for what they offer. */
+const stableText = (text: string) => {
+  if (!text.startsWith("{")) return text
+  const body = JSON.parse(text)
+  return body.x402Version === 1 ? JSON.stringify(withStableOffers(body)) : text
 }
 
 /** Status, headers (but the date and the request's own id) and body: what a client would compare. */
 const shape = (reply: Reply) => {
   const { date: _date, "x-request-id": _id, ...headers } = reply.headers
   const required = withoutFreshChallenge(headers["payment-required"])
-  return { status: reply.status, headers: required === undefined ? headers : { ...headers, "payment-required": required }, text: reply.text }
+  return { status: reply.status, headers: required === undefined ? headers : { ...headers, "payment-required": required }, text: stableText(reply.text) }
 }
 
 const get = (path: string, headers: Record<string, string> = JSON_ACCEPT) => call("GET", path, { headers })

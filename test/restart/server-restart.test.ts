@@ -22,27 +22,15 @@ import { untar } from "../support/purchase.js"
 import { closedPort, startFakeFacilitator, transactionOf } from "../faults/fakeFacilitator.js"
 import { buy, pay, presentAgain, unb64 } from "./buyer.js"
 import { request, type ServerProcess, signInFromLog, startServer } from "./serverProcess.js"
+import { withStableOffers } from "../support/offers.js"
 
 /** A 402's terms: everything but the Sign-In-With-X challenge's fresh nonce and times, which differ per answer. */
 const termsOf = (required: any) => {
   const siwx = required?.extensions?.["sign-in-with-x"]
   if (siwx === undefined) return required
   const { expirationTime: _e, issuedAt: _i, nonce: _n, ...info } = siwx.info
-  // Signed offers (issue 30): their claims and the key's header, without the time each is valid until.
-  const offerReceipt = required.extensions["offer-receipt"]
-  const offers = offerReceipt?.info.offers.map((o: any) => {
-    const [header, payload] = o.signature.split(".")
-    const { validUntil: _v, ...claims } = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
-    return { ...o, signature: { header, claims } }
-  })
-  return {
-    ...required,
-    extensions: {
-      ...required.extensions,
-      "sign-in-with-x": { ...siwx, info },
-      ...(offerReceipt === undefined ? {} : { "offer-receipt": { ...offerReceipt, info: { ...offerReceipt.info, offers } } })
-    }
-  }
+  // Signed offers (issue 30) compare by their claims and the key's header (the same key signs after a restart).
+  return withStableOffers({ ...required, extensions: { ...required.extensions, "sign-in-with-x": { ...siwx, info } } })
 }
 
 const WIDGET = {
