@@ -24,10 +24,15 @@ const sh = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
     throw Object.assign(new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`), { stdout: e.stdout ?? "" })
   })
 
-/** Copies an example to the temporary directory and points its `repomarket` dependency at the tarball. */
+/**
+ * Copies an example to the temporary directory and points its `repomarket` dependency at the tarball (in the
+ * repository it is `file:../..`, a link to the root).
+ */
 const install = async (name: string) => {
   const dir = join(work, name)
   cpSync(join(root, "examples", name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) })
+  // Its pretest/prebuild script, one level up as in the repository (it finds repomarket installed, not linked: no-op).
+  cpSync(join(root, "examples", "ensure-repomarket.mjs"), join(work, "ensure-repomarket.mjs"))
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
   pkg.dependencies.repomarket = `file:${tarball}`
   writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2))
