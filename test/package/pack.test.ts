@@ -30,8 +30,9 @@ const sh = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
  */
 const install = async (name: string) => {
   const dir = join(work, name)
-  cpSync(join(root, "examples", name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) })
-  // Its pretest/prebuild script, one level up as in the repository (it finds repomarket installed, not linked: no-op).
+  // Without its .npmrc: ignore-scripts is there only for the link to the repository's root.
+  cpSync(join(root, "examples", name), dir, { recursive: true, filter: (src) => !/node_modules|dist|\.npmrc$/.test(src) })
+  // The script its npm scripts run first, one level up as in the repository (repomarket installed, not linked: no-op).
   cpSync(join(root, "examples", "ensure-repomarket.mjs"), join(work, "ensure-repomarket.mjs"))
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
   pkg.dependencies.repomarket = `file:${tarball}`
