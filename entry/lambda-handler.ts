@@ -8,3 +8,4 @@
 export { handler } from "../hosts/lambda/handler.js"
 export type { LambdaHttpHandler } from "../hosts/lambda/LambdaApp.js"
 export type { HttpEventHandler } from "../hosts/lambda/EventAdapter.js"
+export type { HttpEventV2, HttpResultV2, LambdaContext } from "../hosts/lambda/Events.js"

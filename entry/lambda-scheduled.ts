@@ -8,4 +8,5 @@
 export { handler } from "../hosts/lambda/scheduled.js"
 export type { ScheduledHandler } from "../hosts/lambda/ScheduledDelivery.js"
 export type { LambdaContext, ScheduledEvent } from "../hosts/lambda/Events.js"
-export type { ScheduledSummary } from "../hosts/lambda/ScheduledDelivery.js"
+export type { DeliverySummary, ScheduledSummary } from "../hosts/lambda/ScheduledDelivery.js"
+export type { ReconcileSummary } from "../usecases/Reconciler.js"

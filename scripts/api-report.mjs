@@ -67,7 +67,7 @@ for (const [name, dts] of entries()) {
   if (forgotten.length > 0) {
     failed++
     console.log(`${name}: ${forgotten.length} type(s) reachable but not exported (export them by name, or keep them out of the signatures):`)
-    for (const line of forgotten) console.log(`  ${line.replace(/^\/\/ Warning: /, "")}`)
+    for (const line of forgotten) console.log(`  ${line.trim().replace(/^\/\/ (Warning: )?/, "")}`)
   }
   const changed = made !== kept
   if (changed && update) writeFileSync(reportPath, made)

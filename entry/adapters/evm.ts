@@ -14,3 +14,4 @@ export type { Eip3009Domain, Eip3009ParseProblem, RecoverPublicKey } from "../..
 export type { Sale } from "../../model/Sale.js"
 export type { Address, ChainFacts } from "../../model/Wallet.js"
 export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
+export type { Chain } from "../../model/Wallet.js"

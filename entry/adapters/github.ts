@@ -13,3 +13,8 @@ export { DEFAULT_TUNING, type GithubTuning } from "../../adapters/github/GithubC
 export type { CodeHost } from "../../ports/CodeHost.js"
 export type { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
 export type { PublicOrigin } from "../../ports/PublicOrigin.js"
+export type { ArchiveDigest } from "../../model/ReceiptClaims.js"
+export type { RepoRef } from "../../model/Ids.js"
+export type { RepoTree } from "../../model/Goods.js"
+export type { CodeHostError, OwnerRepo, Readme, RepoInfo } from "../../ports/CodeHost.js"
+export type { CodeHostFailure, TreeEntry } from "../../ports/CodeHost.js"

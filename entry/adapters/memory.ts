@@ -20,3 +20,4 @@ export { TransactorMemory } from "../../adapters/memory/TransactorMemory.js"
 // Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
 // consumer can name them too. Types only: the values come from the entry that owns them.
 export type * from "../PortTypes.js"
+export type { LimitExceeded } from "../../ports/RateLimiter.js"

@@ -13,3 +13,5 @@ export { type DecodedSolanaPayment, decodeSolanaPayment } from "../../adapters/s
 export type { Sale } from "../../model/Sale.js"
 export type { Address, ChainFacts } from "../../model/Wallet.js"
 export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
+export type { Chain } from "../../model/Wallet.js"
+export type { SolanaInstruction } from "../../adapters/solana/SolanaPayment.js"

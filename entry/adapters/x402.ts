@@ -30,3 +30,8 @@ export type { PaymentRequirement, SubmittedPayment } from "../../model/Payment.j
 export type { ChainFacts } from "../../model/Wallet.js"
 export type { PaymentFacilitator, Settlement } from "../../ports/PaymentFacilitator.js"
 export type { WalletProof } from "../../ports/WalletProof.js"
+export type { Chain } from "../../model/Wallet.js"
+export type { AtomicAmount } from "../../model/Money.js"
+export type { Facilitator, FacilitatorError, SettlementStatus, Verification } from "../../ports/PaymentFacilitator.js"
+export type { TransferRefusal } from "../../adapters/x402/SimulatedLedger.js"
+export type { Sale } from "../../model/Sale.js"
