@@ -181,7 +181,8 @@ export const paymentResponseHeader = (
     network,
     payer: settlement.payer,
     ...(settlement.errorReason !== null ? { errorReason: settlement.errorReason } : {}),
-    ...(extensions === undefined ? {} : { extensions })
+    // Left out of the JSON when undefined.
+    extensions
   }
   return { name: version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", value: encodeHeader(body) }
 }

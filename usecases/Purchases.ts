@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { NotFound, ReceiptExpired } from "../model/Errors.js"
 import { parseReceipt, receiptExpired } from "../model/rules/Receipt.js"
 import { HostTokens } from "./HostTokens.js"
@@ -32,11 +32,17 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
     /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
     const download = Effect.fn("Purchases.download")(function*(token: string) {
       const unknown = new NotFound({ detail: "No such download." })
-      const saleId = parseReceipt(token, deps.box.verifyMac)
-      if (saleId === null) return yield* unknown
-      const sale = yield* Effect.flatten(deps.ledger.findById(saleId)).pipe(Effect.mapError(() => unknown))
-      if (sale.status !== "settled" || sale.settledAt === null) return yield* unknown
-      if (receiptExpired(sale.settledAt, yield* now)) {
+      // A token that does not parse names no sale; only a settled sale (one with a settlement time) is goods.
+      const sale = yield* Option.fromNullable(parseReceipt(token, deps.box.verifyMac)).pipe(
+        Effect.flatMap(deps.ledger.findById),
+        Effect.flatten,
+        Effect.mapError(() => unknown)
+      )
+      const settledAt = yield* Option.fromNullable(sale.settledAt).pipe(
+        Option.filter(() => sale.status === "settled"),
+        Effect.mapError(() => unknown)
+      )
+      if (receiptExpired(settledAt, yield* now)) {
         const [owner, name] = sale.repo.split("/") as [string, string]
         return yield* new ReceiptExpired({ page: deps.pageOf({ owner, name }), detail: "This download link has expired (links last 7 days after payment)." })
       }

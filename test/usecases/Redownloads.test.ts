@@ -7,7 +7,7 @@
  * refusals past them, expired and forged receipts, and a purchase (the first download) never refused by them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option, Scope, TestClock } from "effect"
+import { Effect, Exit, Option, Scope, TestClock, Tracer } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { RepoRef } from "../../model/Ids.js"
 import { RECEIPT_TTL_MS, receiptToken } from "../../model/rules/Receipt.js"
@@ -103,6 +103,18 @@ describe("Redownloads.byReceipt: hourly limits", () => {
       expect(goods.sale.id).toBe(sale.id)
       expect(goods.filename).toBe(`Octo-Org-Widget-${SHA.slice(0, 7)}.tar.gz`)
       expect(goods.receipt).toBe(`${BASE_URL}/downloads/${token}`)
+    })))
+})
+
+describe("Purchases.download", () => {
+  it.effect("a receipt's download runs in a span named Purchases.download (what an operator's tracer shows)", () =>
+    run(Effect.gen(function*() {
+      const { token } = yield* sold
+      const names: Array<string> = []
+      const tracer = yield* Effect.tracer
+      const recording = Tracer.make({ ...tracer, span: (name, ...rest) => (names.push(name), tracer.span(name, ...rest)) })
+      yield* Effect.flatMap(Purchases, (p) => p.download(token)).pipe(Effect.withTracer(recording))
+      expect(names).toContain("Purchases.download")
     })))
 })
 

@@ -73,6 +73,31 @@ describe("paymentRequiredV2", () => {
   })
 })
 
+describe("the extensions a 402 declares (offer-receipt's signed offers ride in both versions)", () => {
+  const offers = { "offer-receipt": { info: { offers: [{ format: "jws", signature: "a.b.c" }] } } }
+
+  it("v2 carries the v1 extensions too, and merges them with its own; with neither, no extensions key", () => {
+    expect(paymentRequiredV2([baseSepolia], { ...options, v1Extensions: offers }).extensions).toEqual(offers)
+    expect(paymentRequiredV2([baseSepolia], { ...options, extensions: CHECKOUT_EXTENSIONS, v1Extensions: offers }).extensions)
+      .toEqual({ ...CHECKOUT_EXTENSIONS, ...offers })
+    expect("extensions" in paymentRequiredV2([baseSepolia], options)).toBe(false)
+  })
+
+  it("v1 carries only the v1 extensions, and has no extensions key without them", () => {
+    expect(paymentRequiredV1Body([baseSepolia], { ...options, v1Extensions: offers }).extensions).toEqual(offers)
+    expect("extensions" in paymentRequiredV1Body([baseSepolia], { ...options, extensions: CHECKOUT_EXTENSIONS })).toBe(false)
+  })
+
+  it("the settlement header carries the extensions given (the signed receipt), and none otherwise", () => {
+    const settled = { success: true, transaction: "0xabc", network: "eip155:8453", payer: "0x857b06519E91e3A54538791bDbb0E22373e36b66", errorReason: null }
+    const receipt = { "offer-receipt": { info: { receipt: { format: "jws", signature: "r.s.t" } } } }
+    for (const version of [1, 2] as const) {
+      expect(decode(paymentResponseHeader(settled, version, receipt).value).extensions).toEqual(receipt)
+      expect("extensions" in decode(paymentResponseHeader(settled, version).value)).toBe(false)
+    }
+  })
+})
+
 describe("paymentRequiredV1Body", () => {
   it("the default error names X-PAYMENT; the detail only when given; entries with the options' resource", () => {
     const body = paymentRequiredV1Body([baseSepolia], { resource: "https://m.example/c/1", description: "d" })
