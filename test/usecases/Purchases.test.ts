@@ -32,6 +32,8 @@ import { SecretBox } from "../../ports/SecretBox.js"
 import { AtomicAmount } from "../../model/Money.js"
 import { aCheckout, aListing, aSale as aSaleFixture, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
 import { type Answers, facilitatorLayer, signedPayment, spanNames, stubFacilitator } from "./support.js"
+import { offersExtension } from "../../codec/OfferReceipt.js"
+import { commitMovedDetail, OFFER_MISMATCH } from "../../usecases/purchases/Messages.js"
 
 const BASE_URL = "https://market.example"
 const SHA = "89abcdef0123456789abcdef0123456789abcdef"
@@ -421,6 +423,114 @@ describe("Purchases.pay: the order of a purchase (check locally, verify, pin, re
       // A test payment is not taken at the live checkout, nor the reverse.
       const testPayment = yield* signed(aBuyer(), yield* termsOf(checkout))
       expect(yield* Effect.flip(pay(checkout, testPayment, { livemode: true }))).toMatchObject({ _tag: "PaymentRejected", reason: "network_mismatch" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+/** A push to the widget: another head commit (the earlier one stays readable). */
+const PUSHED_SHA = "fedcba9876543210fedcba9876543210fedcba98"
+const pushTo = (headSha: string) => Effect.flatMap(CodeHostMemoryControl, (c) => c.put({ ...WIDGET, headSha }))
+/** That push, as an effect needing nothing more: to run inside a stub facilitator. */
+const pushLater = (headSha: string) => Effect.map(CodeHostMemoryControl, (c) => c.put({ ...WIDGET, headSha }))
+
+/** The checkout's test 402 now (its offers signed for the head the code host gives now), and a buyer's payment of it. */
+const quotedPayment = (checkout: Checkout) =>
+  Effect.gen(function*() {
+    const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
+    return { quote, payment: yield* signed(aBuyer(), quote.requirements[0]!) }
+  })
+
+/** The payment echoing `offers` in its `offer-receipt` extension, as an official x402 v2 client sends a 402's offers back. */
+const echoing = (payment: SubmittedPayment, offers: ReadonlyArray<string>): SubmittedPayment => ({ ...payment, raw: { extensions: offersExtension(offers) } })
+
+/** A test facilitator whose verify first runs `during.verify` (set by the test, e.g. a push): what happens while a payment is verified. */
+const duringVerify = () => {
+  const during: { verify: Effect.Effect<void, never, never> } = { verify: Effect.void }
+  const answers: Answers = { verify: () => Effect.as(Effect.suspend(() => during.verify), { valid: true, invalidReason: null, payer: null }) }
+  return { during, answers }
+}
+
+describe("Purchases.pay: the commit its echoed offer names", () => {
+  it.effect("refuses (commit_moved, naming the repo and the head now) a payment whose echoed offer names another commit than the head: the seller pushed since the 402; nothing recorded, no facilitator asked", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { quote, payment } = yield* quotedPayment(checkout)
+      expect(quote.pin.commit).toBe(SHA)
+      yield* pushTo(PUSHED_SHA)
+      const moved = echoing(payment, quote.offers)
+      const refused = yield* Effect.flip(pay(checkout, moved))
+      expect(refused).toMatchObject({ _tag: "PaymentRejected", reason: "commit_moved", detail: commitMovedDetail("Octo-Org/Widget", PUSHED_SHA) })
+      expect(refused.detail).toContain("Octo-Org/Widget")
+      expect(refused.detail).toContain(PUSHED_SHA)
+      expect(yield* saleOf(moved)).toStrictEqual(Option.none())
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (offer_mismatch) a payment echoing the offer-receipt extension with no readable offer for its network: nothing recorded, no facilitator asked", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { quote, payment } = yield* quotedPayment(checkout)
+      for (const offers of [["not.a.jws"], [], quote.offers.map((jws) => jws.split(".").reverse().join("."))]) {
+        const garbled = echoing(payment, offers)
+        expect(yield* Effect.flip(pay(checkout, garbled))).toMatchObject({ _tag: "PaymentRejected", reason: "offer_mismatch", detail: OFFER_MISMATCH })
+        expect(yield* saleOf(garbled)).toStrictEqual(Option.none())
+      }
+      expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("sells the head to a payment whose echoed offer names it, in any case (commit ids compare case-insensitively)", () => {
+    const { test, layer } = setup()
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const exact = yield* quotedPayment(checkout)
+      expect((yield* pay(checkout, echoing(exact.payment, exact.quote.offers))).sale).toMatchObject({ status: "settled", commitSha: SHA })
+      // An offer naming the head in upper case, paid while the host gives it in lower case; then the reverse.
+      yield* pushTo(SHA.toUpperCase())
+      const upper = yield* quotedPayment(checkout)
+      expect(upper.quote.pin.commit).toBe(SHA.toUpperCase())
+      yield* pushTo(SHA)
+      expect((yield* pay(checkout, echoing(upper.payment, upper.quote.offers))).sale).toMatchObject({ status: "settled", commitSha: SHA })
+      const lower = yield* quotedPayment(checkout)
+      yield* pushTo(SHA.toUpperCase())
+      expect((yield* pay(checkout, echoing(lower.payment, lower.quote.offers))).sale).toMatchObject({ status: "settled", commitSha: SHA.toUpperCase() })
+      expect(test.calls).toMatchObject({ verify: 3, settle: 3 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses (commit_moved) a payment whose echoed offer names the head the seller pushed over while it was verified: no settle, nothing delivered", () => {
+    const { during, answers } = duringVerify()
+    const { test, layer } = setup({ test: answers })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { quote, payment } = yield* quotedPayment(checkout)
+      during.verify = yield* pushLater(PUSHED_SHA)
+      const echoed = echoing(payment, quote.offers)
+      expect(yield* Effect.flip(pay(checkout, echoed))).toMatchObject({
+        _tag: "PaymentRejected",
+        reason: "commit_moved",
+        detail: commitMovedDetail("Octo-Org/Widget", PUSHED_SHA)
+      })
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 0 })
+      expect(yield* saleOf(echoed)).toStrictEqual(Option.none())
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("sells a payment without an echo (x402 v1) the head read after verify: a push while it was verified is what it receives", () => {
+    const { during, answers } = duringVerify()
+    const { test, layer } = setup({ test: answers })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const { payment } = yield* quotedPayment(checkout)
+      expect(payment.raw).toStrictEqual({})
+      during.verify = yield* pushLater(PUSHED_SHA)
+      const goods = yield* pay(checkout, payment)
+      expect(goods.sale).toMatchObject({ status: "settled", commitSha: PUSHED_SHA })
+      expect(goods.filename).toBe("Octo-Org-Widget-fedcba9.tar.gz")
+      expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 1 })
     }).pipe(Effect.provide(layer))
   })
 })
