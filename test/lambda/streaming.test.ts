@@ -149,7 +149,13 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
       expect(streamed.mode).toBe("streaming")
       expect(whole.mode).toBe("buffered")
       const [a, b] = [await textOf(streamed.body), await textOf(whole.body)]
-      expect({ status: streamed.statusCode, headers: streamed.headers, body: a }, `${method} ${path}`).toEqual({ status: whole.statusCode, headers: whole.headers, body: b })
+      // An archive's digest is learnt by the instance that streamed it whole (docs/receipts.md): the repo page of
+      // an instance that sold the 50 MiB archive above names it, one that did not says null. Everything else is equal.
+      const comparable = (r: { statusCode: number; headers: Record<string, string> }, body: string) =>
+        path.startsWith("/r/")
+          ? { status: r.statusCode, headers: { ...r.headers, "content-length": "<varies>" }, body: { ...JSON.parse(body), archive: "<learnt per instance>" } }
+          : { status: r.statusCode, headers: r.headers, body }
+      expect(comparable(streamed, a), `${method} ${path}`).toEqual(comparable(whole, b))
     }
   }, 120_000)
 
