@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import { AppLive, type AppPorts, guardedApp } from "../../app/AppLayer.js"
-
-export type { AppPorts }
 import { type AdapterOptions, fromWebHandler, type HttpEventHandler, type WebHandler } from "./EventAdapter.js"
 import { type PerInstance, perInstance } from "./PerInstance.js"
+
+export type { AppPorts }
 
 /**
  * The caller's address for one invocation, from `requestContext.http.sourceIp`: API Gateway and Function
