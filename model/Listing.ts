@@ -8,6 +8,12 @@ export const ListingStatus = Schema.Literal("live", "taken_down")
 /** One of `ListingStatus`'s values. */
 export type ListingStatus = typeof ListingStatus.Type
 
+/** The longest update window a listing may offer, in days (about ten years). */
+export const MAX_UPDATES_DAYS = 3650
+
+/** An update window in days: a whole number from 0 (no updates after purchase) to `MAX_UPDATES_DAYS`. */
+export const UpdatesDays = Schema.Int.pipe(Schema.between(0, MAX_UPDATES_DAYS))
+
 /**
  * A repository offered for sale. `payTo` holds the addresses the listing carries, one per chain: named on
  * the listing or resolved from the account default when its checkout was built; a carried address never
@@ -30,7 +36,14 @@ export class Listing extends Schema.Class<Listing>("Listing")({
   status: ListingStatus,
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf,
-  takenDownAt: Schema.NullOr(Schema.DateFromSelf)
+  takenDownAt: Schema.NullOr(Schema.DateFromSelf),
+  /**
+   * The update window offered to buyers, in days: within that many days after a purchase settled, the buyer
+   * may fetch the listing's current commit again without paying, as a new signed delivery. 0 (the default,
+   * also for rows and objects from before the field) offers none. A buyer keeps the window offered when they
+   * paid: it is fixed on the sale (`Sale.updatesDays`), so a later change here applies to later sales only.
+   */
+  updatesDays: Schema.optionalWith(UpdatesDays, { default: () => 0 })
 }) {
   /** Whether the listing is on sale (not taken down). */
   get isLive(): boolean {

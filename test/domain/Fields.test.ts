@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import { FieldProblem, InvalidInput } from "../../model/Errors.js"
 import { AtomicAmount } from "../../model/Money.js"
 import { Address, type Chain } from "../../model/Wallet.js"
-import { FieldErrors, pricePatch, walletPatches } from "../../model/rules/Fields.js"
+import { FieldErrors, pricePatch, updatesDaysPatch, walletPatches } from "../../model/rules/Fields.js"
 import { Patch } from "../../model/rules/ThreeState.js"
 import { InvalidAddress } from "../../ports/Chains.js"
 
@@ -78,6 +78,30 @@ describe("request field validation", () => {
       expect(pricePatch(errors, input)).toEqual(Patch.Keep())
       expect(problems(errors)).toEqual([["price_usd", message]])
     })
+  })
+
+  describe("updates_days", () => {
+    it("absent keeps the saved window and null clears it (back to 0), with no problem", () => {
+      const errors = new FieldErrors()
+      expect(updatesDaysPatch(errors, undefined)).toEqual(Patch.Keep())
+      expect(updatesDaysPatch(errors, null)).toEqual(Patch.Clear())
+      expect(errors.problems).toEqual([])
+    })
+
+    it.each([0, 1, 30, 3650])("a whole number of days %j from 0 to 3650 sets the window", (days) => {
+      const errors = new FieldErrors()
+      expect(updatesDaysPatch(errors, days)).toEqual(Patch.Set({ value: days }))
+      expect(errors.problems).toEqual([])
+    })
+
+    it.each([-1, 3651, 1.5, -0.5, Number.NaN, Number.POSITIVE_INFINITY, "30" as unknown as number, true as unknown as number])(
+      "%j is reported on updates_days and keeps the saved window",
+      (days) => {
+        const errors = new FieldErrors()
+        expect(updatesDaysPatch(errors, days)).toEqual(Patch.Keep())
+        expect(problems(errors)).toEqual([["updates_days", "must be a whole number of days from 0 to 3650"]])
+      }
+    )
   })
 
   describe("payout wallets", () => {
