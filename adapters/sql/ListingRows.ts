@@ -21,7 +21,9 @@ export const ListingRow = Schema.Struct({
   status: ListingStatus,
   created_at: TimestampColumn,
   updated_at: TimestampColumn,
-  taken_down_at: Schema.NullOr(TimestampColumn)
+  taken_down_at: Schema.NullOr(TimestampColumn),
+  /** The update window in days (migration 0008; 0 for rows from before it). */
+  updates_days: Schema.Number
 })
 
 export const ListingFromRow = Schema.transform(ListingRow, Listing, {
@@ -41,7 +43,8 @@ export const ListingFromRow = Schema.transform(ListingRow, Listing, {
     status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    takenDownAt: row.taken_down_at
+    takenDownAt: row.taken_down_at,
+    updatesDays: row.updates_days
   }),
   encode: (listing) => ({
     id: listing.id,
@@ -60,7 +63,8 @@ export const ListingFromRow = Schema.transform(ListingRow, Listing, {
     status: listing.status,
     created_at: listing.createdAt,
     updated_at: listing.updatedAt,
-    taken_down_at: listing.takenDownAt
+    taken_down_at: listing.takenDownAt,
+    updates_days: listing.updatesDays ?? 0
   })
 })
 

@@ -7,6 +7,7 @@ import hostConnectionToken from "./migrations/0004_host_connection_token.js"
 import listingSearch from "./migrations/0005_listing_search.js"
 import rateLimits from "./migrations/0006_rate_limits.js"
 import relevanceClasses from "./migrations/0007_relevance_classes.js"
+import listingUpdates from "./migrations/0008_listing_updates.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
@@ -16,7 +17,8 @@ export const migrations = {
   "0004_host_connection_token": hostConnectionToken,
   "0005_listing_search": listingSearch,
   "0006_rate_limits": rateLimits,
-  "0007_relevance_classes": relevanceClasses
+  "0007_relevance_classes": relevanceClasses,
+  "0008_listing_updates": listingUpdates
 }
 
 /**
