@@ -11,8 +11,13 @@ export type ListingStatus = typeof ListingStatus.Type
 /** The longest update window a listing may offer, in days (about ten years). */
 export const MAX_UPDATES_DAYS = 3650
 
+/** What is wrong with a value that is not an update window, as a 400 names it on `updates_days`. */
+export const updatesDaysProblem = `must be a whole number of days from 0 to ${MAX_UPDATES_DAYS}`
+
 /** An update window in days: a whole number from 0 (no updates after purchase) to `MAX_UPDATES_DAYS`. */
-export const UpdatesDays = Schema.Int.pipe(Schema.between(0, MAX_UPDATES_DAYS))
+export const UpdatesDays = Schema.Int.pipe(Schema.between(0, MAX_UPDATES_DAYS)).annotations({
+  message: () => ({ message: updatesDaysProblem, override: true })
+})
 
 /**
  * A repository offered for sale. `payTo` holds the addresses the listing carries, one per chain: named on

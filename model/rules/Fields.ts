@@ -1,6 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import { FieldProblem, InvalidInput } from "../Errors.js"
-import { MAX_UPDATES_DAYS, UpdatesDays } from "../Listing.js"
+import { UpdatesDays, updatesDaysProblem } from "../Listing.js"
 import { type AtomicAmount, parsePriceUsd, priceProblemMessage } from "../Money.js"
 import { type Chain, walletField } from "../Wallet.js"
 import type { Address } from "../Wallet.js"
@@ -41,13 +41,13 @@ const isUpdatesDays = Schema.is(UpdatesDays)
 
 /**
  * Reads `updates_days` as a patch: absent keeps, `null` clears (back to 0, no updates), a whole number of days from
- * 0 to `MAX_UPDATES_DAYS` sets; anything else is recorded in `errors` and keeps the saved window.
+ * 0 to 3650 (`UpdatesDays`) sets; anything else is recorded in `errors` and keeps the saved window.
  */
 export const updatesDaysPatch = (errors: FieldErrors, input: number | null | undefined): Patch<number> => {
   if (input === undefined) return Patch.Keep()
   if (input === null) return Patch.Clear()
   if (isUpdatesDays(input)) return Patch.Set({ value: input })
-  errors.add("updates_days", `must be a whole number of days from 0 to ${MAX_UPDATES_DAYS}`)
+  errors.add("updates_days", updatesDaysProblem)
   return Patch.Keep()
 }
 
