@@ -16,7 +16,8 @@ export { ANONYMOUS_LISTINGS_PER_HOUR } from "./listings/Create.js"
 
 /**
  * Listing repos for sale: create (anonymously or signed in), update terms, take down, the seller's inventory, and
- * opening a listing's sealed code-host token. A change of terms voids the checkout and mints a new one. Creating
+ * opening a listing's sealed code-host token. A change of terms voids the checkout and mints a new one (a change of
+ * the update window alone keeps it: it is no term the checkout snapshots). Creating
  * and the terms it shares with updating live in their own files under `listings/`; this service wires them.
  */
 export class Listings extends Effect.Service<Listings>()("usecases/Listings", {

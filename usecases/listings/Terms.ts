@@ -4,9 +4,9 @@ import { buildCheckout } from "../../model/Checkout.js"
 import { type CheckoutId, IdPrefix, type SealedSecret } from "../../model/Ids.js"
 import { hostPatAad, Listing } from "../../model/Listing.js"
 import type { AtomicAmount } from "../../model/Money.js"
-import { type FieldErrors, pricePatch, walletPatches } from "../../model/rules/Fields.js"
+import { type FieldErrors, pricePatch, updatesDaysPatch, walletPatches } from "../../model/rules/Fields.js"
 import { resolvePayTo, type WalletPatches } from "../../model/rules/PayoutResolution.js"
-import { apply, fromField, type Patch } from "../../model/rules/ThreeState.js"
+import { apply, fromField, isKeep, type Patch } from "../../model/rules/ThreeState.js"
 import { newId } from "../../model/rules/Tokens.js"
 import type { RepoInfo } from "../../ports/CodeHost.js"
 import type { ListingDeps } from "./Deps.js"
@@ -17,6 +17,8 @@ export interface Terms {
   readonly price: Patch<AtomicAmount>
   readonly wallets: WalletPatches
   readonly hostPat: Patch<Redacted.Redacted<string>>
+  /** The update window in days; cleared is 0. Not a term of the checkout (see `keepsCheckout`). */
+  readonly updatesDays: Patch<number>
 }
 
 const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.Redacted<string>> => {
@@ -24,13 +26,26 @@ const patPatch = (input: Redacted.Redacted<string> | undefined): Patch<Redacted.
   return patch._tag === "Set" ? { _tag: "Set", value: input! } : (patch as Patch<never>)
 }
 
+/**
+ * Whether saving keeps the listing's checkout: the request sets the update window and nothing else. The window is
+ * no term the checkout snapshots (no price, no payout address), so the links handed out stay good; the offer a
+ * buyer is shown reads the window from the listing. A request naming any other term, a re-listing (`info`, a
+ * fresh look at the repo), or a price or payout that comes out different (an account default filled a chain)
+ * mints a new checkout as always.
+ */
+const keepsCheckout = (terms: Terms, info: RepoInfo | null, before: Listing, after: Listing): boolean =>
+  !isKeep(terms.updatesDays) && info === null && isKeep(terms.price) && isKeep(terms.wallets.base) &&
+  isKeep(terms.wallets.solana) && isKeep(terms.hostPat) && after.price === before.price &&
+  after.payTo.base === before.payTo.base && after.payTo.solana === before.payTo.solana
+
 /** Reading a request's terms, and applying them to a listing: prepared outside, saved inside one transaction. */
 export const makeTerms = ({ accounts, box, chains, store, tx, withPorts }: ListingDeps) => {
   const readTerms = (errors: FieldErrors, input: UpdateListingInput) =>
     Effect.map(walletPatches(errors, input, chains.normalize), (wallets): Terms => ({
       price: pricePatch(errors, input.price_usd),
       wallets,
-      hostPat: patPatch(input.host_pat)
+      hostPat: patPatch(input.host_pat),
+      updatesDays: updatesDaysPatch(errors, input.updates_days)
     }))
 
   /**
@@ -67,7 +82,8 @@ export const makeTerms = ({ accounts, box, chains, store, tx, withPorts }: Listi
       payTo: resolvePayTo(base.payTo, terms.wallets, account?.wallets ?? null),
       hostPat: Option.getOrElse(prepared.hostPat, () => base.hostPat),
       checkoutId: prepared.checkoutId,
-      updatedAt: at
+      updatedAt: at,
+      updatesDays: apply(terms.updatesDays, base.updatesDays) ?? 0
     })
     return { listing, checkout: buildCheckout(listing, prepared.checkoutId, at) }
   }
@@ -85,7 +101,8 @@ export const makeTerms = ({ accounts, box, chains, store, tx, withPorts }: Listi
    * Saves changed terms on an existing listing. Inside one transaction the row is locked and re-read, the
    * account's defaults are read, and the request's patches are applied to them, so a concurrent edit of
    * other fields or of the account's wallets is kept; the checkout current at that moment is voided so
-   * stale links stop selling. None when the listing is no longer live.
+   * stale links stop selling (unless only the update window changed: `keepsCheckout`). None when the listing
+   * is no longer live.
    */
   const saveTerms = (current: Listing, terms: Terms, account: Account | null, info: RepoInfo | null, at: Date) =>
     Effect.flatMap(prepareTerms(current, terms, info), (prepared) =>
@@ -93,6 +110,11 @@ export const makeTerms = ({ accounts, box, chains, store, tx, withPorts }: Listi
         const fresh = Option.filter(yield* store.findByIdForUpdate(current.id), (l) => l.isLive)
         if (Option.isNone(fresh)) return Option.none<Listing>()
         const { checkout, listing } = buildTerms(fresh.value, prepared, terms, yield* currentAccount(account), info, at)
+        if (keepsCheckout(terms, info, fresh.value, listing)) {
+          const kept = new Listing({ ...listing, checkoutId: fresh.value.checkoutId })
+          yield* store.update(kept)
+          return Option.some(kept)
+        }
         yield* store.update(listing)
         yield* store.voidCheckout(fresh.value.checkoutId, at)
         yield* store.insertCheckout(checkout)

@@ -12,6 +12,8 @@ export interface CreateListingInput {
   readonly price_usd?: string | undefined
   /** A read-only code-host token, needed for a private repo; stored sealed. */
   readonly host_pat?: Redacted.Redacted<string> | undefined
+  /** The update window in days after purchase, 0 to 3650; absent: 0 for a new listing, kept on a re-listing. */
+  readonly updates_days?: number | undefined
 }
 
 /** `PATCH /repos/<owner>/<repo>`: every field three-state. */
@@ -24,4 +26,6 @@ export interface UpdateListingInput {
   readonly price_usd?: string | undefined
   /** The read-only code-host token; stored sealed. */
   readonly host_pat?: Redacted.Redacted<string> | undefined
+  /** The update window in days after purchase, 0 to 3650; `null` resets it to 0 (no updates). */
+  readonly updates_days?: number | null | undefined
 }
