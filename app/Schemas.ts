@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { UpdatesDays, updatesDaysProblem } from "../model/Listing.js"
 import { CATEGORIES } from "../model/rules/Category.js"
 
 /**
@@ -40,17 +41,30 @@ const walletFields = {
   wallet_solana: Schema.optional(bounded(128))
 }
 
+/** What a buyer gets from a listing's update window, said once for every field that carries it. */
+const UPDATES_MEANING = "within that many days after their purchase settled, a buyer may fetch the listing's " +
+  "current commit again without paying, as a new signed delivery; 0 = no updates after purchase. A buyer keeps " +
+  "the window offered when they paid"
+const updatesDays = UpdatesDays.annotations({ description: `Update window in days, 0 to 3650: ${UPDATES_MEANING}.` })
+
 export const CreateListingRequest = Schema.Struct({
   host_url: bounded(512),
   ...walletFields,
   price_usd: Schema.optional(bounded(32)),
-  host_pat: Schema.optional(Redacted(1024))
+  host_pat: Schema.optional(Redacted(1024)),
+  updates_days: Schema.optional(updatesDays.annotations({
+    description: `Update window in days, 0 to 3650 (default 0; re-listing one's own repo without it keeps the window): ${UPDATES_MEANING}.`
+  }))
 }).annotations(strict)
 
 export const UpdateListingRequest = Schema.Struct({
   ...walletFields,
   price_usd: Schema.optional(bounded(32)),
-  host_pat: Schema.optional(Redacted(1024))
+  host_pat: Schema.optional(Redacted(1024)),
+  updates_days: Schema.optional(Schema.NullOr(updatesDays).annotations({
+    message: () => ({ message: `${updatesDaysProblem}, or null`, override: true }),
+    description: `Update window in days, 0 to 3650; absent keeps it, null resets it to 0 (changing it alone keeps the checkout; a change applies to later sales): ${UPDATES_MEANING}.`
+  }))
 }).annotations(strict)
 
 export const CreatedListing = Schema.Struct({
@@ -59,7 +73,8 @@ export const CreatedListing = Schema.Struct({
   checkout_url: Schema.String,
   test_checkout_url: Schema.String,
   selling: Schema.Boolean,
-  note: Schema.String
+  note: Schema.String,
+  updates_days: updatesDays
 })
 
 const Chain = Schema.Literal("base", "solana")
@@ -77,6 +92,7 @@ export const ListingView = Schema.Struct({
   wallet_base: Schema.NullOr(Schema.String),
   wallet_solana: Schema.NullOr(Schema.String),
   has_host_pat: Schema.Boolean,
+  updates_days: updatesDays,
   checkout_url: Schema.String,
   test_checkout_url: Schema.String,
   created_at: Schema.String,
@@ -166,6 +182,7 @@ export const RepoPage = Schema.Struct({
     sha256: Schema.String.annotations({ description: "SHA-256 of the commit's .tar.gz, lower-case hex (as Repr-Digest and the signed receipt name it)" }),
     size: Schema.Int.annotations({ description: "Its size in bytes" })
   })).annotations({ description: "The archive of that commit, once a first one was cut; null before" }),
+  updates_days: updatesDays,
   stars: Schema.NullOr(Schema.Int),
   topics: Schema.Array(Schema.String),
   license: Schema.NullOr(Schema.String),

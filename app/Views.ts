@@ -19,7 +19,8 @@ export const createdListing = (l: Listing, baseUrl: string): typeof S.CreatedLis
   checkout_url: baseUrl + checkoutPath(l.checkoutId),
   test_checkout_url: baseUrl + testCheckoutPath(l.checkoutId),
   selling: isSelling(l),
-  note: sellingNote(l)
+  note: sellingNote(l),
+  updates_days: l.updatesDays
 })
 
 export const listingView = (l: Listing, baseUrl: string): typeof S.ListingView.Type => ({

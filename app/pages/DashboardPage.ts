@@ -6,7 +6,7 @@ import type { LedgerPage, LedgerRow } from "../../usecases/Dashboard.js"
 import type { ProblemJson } from "../Problem.js"
 import { listingView } from "../Views.js"
 import { problemBox } from "./ErrorPage.js"
-import { dollars, html, type Html, layout, when } from "./Html.js"
+import { dollars, html, type Html, layout, updatesWords, when } from "./Html.js"
 
 export interface DashboardData {
   readonly account: Account
@@ -50,7 +50,7 @@ const listingCard = (l: Listing, o: DashboardOptions) => {
   return html`<article class="card listing" data-repo="${v.repo}">
 <h3><a href="${v.page}">${v.repo}</a>${v.private ? html` <span class="muted">(private)</span>` : ""}</h3>
 <p><strong class="listing-price">${dollars(v.price_usd)}</strong> · <span class="${v.selling ? "ok" : "bad"}">${v.note}</span></p>
-<p class="muted">Chains: ${v.chains.map((c) => chainLabel[c]).join(", ") || "none"} · Access token: ${v.has_host_pat ? "stored (encrypted)" : "none"}</p>
+<p class="muted">Chains: ${v.chains.map((c) => chainLabel[c]).join(", ") || "none"} · Access token: ${v.has_host_pat ? "stored (encrypted)" : "none"} · <span class="listing-updates">${updatesWords(v.updates_days)}</span></p>
 <label>Checkout</label><code class="url checkout-url">${v.checkout_url}</code>
 <label>Test checkout</label><code class="url test-checkout-url">${v.test_checkout_url}</code>
 ${form(o, "listings/price", html`<label>New price (USD)<input type="text" name="price_usd" inputmode="decimal" placeholder="12.34" required></label>`, html`<button type="submit">Reprice</button>`, repo)}

@@ -128,5 +128,9 @@ export const htmlResponse = (document: Html, o: PageResponseOptions = {}): HttpS
 /** A short amount for people: `$12.34`. */
 export const dollars = (usd: string | null): string => (usd === null ? "not priced" : `$${usd}`)
 
+/** A listing's update window in words, as the repo page and the dashboard show it. */
+export const updatesWords = (days: number): string =>
+  days === 0 ? "No updates after purchase" : `Updates: ${days} day${days === 1 ? "" : "s"} after purchase`
+
 /** A compact date and time in UTC. */
 export const when = (d: Date | null): string => (d === null ? "—" : d.toISOString().slice(0, 16).replace("T", " ") + " UTC")

@@ -3,7 +3,7 @@ import type { RepoPage } from "../../usecases/Storefront.js"
 import type { TreeEntry } from "../../ports/CodeHost.js"
 import { repoPageView } from "../Views.js"
 import { repoPageHead } from "./RepoPageMeta.js"
-import { dollars, html, type Html, htmlResponse, layout, newNonce, safeHref, trustedHtml } from "./Html.js"
+import { dollars, html, type Html, htmlResponse, layout, newNonce, safeHref, trustedHtml, updatesWords } from "./Html.js"
 
 /** Big trees are cut here: the page stays light, the JSON keeps the whole tree. */
 const MAX_TREE_ENTRIES = 1500
@@ -98,6 +98,9 @@ ${v.commit === null
     : html`<p class="muted" id="pinned">A purchase delivers commit <code>${v.commit}</code>${v.archive === null
       ? html` (its archive's SHA-256 is named here, in every 402 and in the signed receipt once it was first cut)`
       : html`: archive SHA-256 <code>${v.archive.sha256}</code>, ${v.archive.size} bytes`}; every purchase comes with a signed receipt (<a href="/.well-known/jwks.json">keys</a>).</p>`}
+<p id="updates">${updatesWords(v.updates_days)}${v.updates_days === 0
+    ? "."
+    : html` <span class="muted">(within them the buyer may download the latest commit again without paying, as a new signed delivery)</span>`}</p>
 
 <section id="buy">
 <h2>How to buy</h2>

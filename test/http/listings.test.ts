@@ -38,7 +38,8 @@ describe("POST /repos with an account credential (rule 1)", () => {
           checkout_url: expect.any(String),
           test_checkout_url: expect.any(String),
           selling: false,
-          note: "Not selling: set price_usd to start selling."
+          note: "Not selling: set price_usd to start selling.",
+          updates_days: 0
         })
         expect((yield* storesOf(key))["Octo-Org/Widget"]).toMatchObject({
           price_usd: null,

@@ -51,6 +51,7 @@ export const listed = (body: Record<string, unknown>, token?: string) =>
       test_checkout_url: string
       selling: boolean
       note: string
+      updates_days: number
     }
   })
 
