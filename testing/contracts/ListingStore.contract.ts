@@ -18,7 +18,7 @@ export const ListingStoreContract = (it: ContractIt<ListingStore | Transactor>, 
     it.effect("stores a listing and finds it by id with every field intact", () =>
       Effect.gen(function*() {
         const store = yield* ListingStore
-        const listing = aListing({ price: BEYOND_DOUBLE, payTo: { base: null, solana: SOLANA_ADDRESS }, isPrivate: true })
+        const listing = aListing({ price: BEYOND_DOUBLE, payTo: { base: null, solana: SOLANA_ADDRESS }, isPrivate: true, updatesDays: 3650 })
         yield* store.insert(listing)
         expect(yield* store.findById(listing.id)).toStrictEqual(Option.some(listing))
         expect(Option.getOrThrow(yield* store.findById(listing.id)).price).toBe(9_007_199_254_740_993n)
