@@ -2,6 +2,7 @@ import { Context, Data, type Effect, type Option } from "effect"
 import type { Checkout } from "../model/Checkout.js"
 import type { AccountId, CheckoutId, ListingId } from "../model/Ids.js"
 import type { Listing } from "../model/Listing.js"
+import type { StorageError } from "./StorageError.js"
 
 /** The store already holds a live listing for this repo (the database enforces one per repo). */
 export class LiveListingExists extends Data.TaggedError("LiveListingExists")<{ readonly repo: string }> {}
@@ -26,38 +27,39 @@ export interface SellingRepo {
 
 /**
  * Listings and their checkouts. Repo lookups are case-insensitive. Checkouts are kept after they are voided
- * so an old link answers "gone" rather than "unknown".
+ * so an old link answers "gone" rather than "unknown". Every method fails with `StorageError` when the store
+ * does (`unavailable` when the database did not answer).
  */
 export class ListingStore extends Context.Tag("repomarket/ListingStore")<ListingStore, {
-  readonly findLive: (owner: string, name: string) => Effect.Effect<Option.Option<Listing>>
-  readonly findById: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
+  readonly findLive: (owner: string, name: string) => Effect.Effect<Option.Option<Listing>, StorageError>
+  readonly findById: (id: ListingId) => Effect.Effect<Option.Option<Listing>, StorageError>
   /**
    * Like findById, and locks the listing until the current transaction ends, so a read-modify-write inside
    * one transaction sees no concurrent change. Call it inside `Transactor.withTransaction`.
    */
-  readonly findByIdForUpdate: (id: ListingId) => Effect.Effect<Option.Option<Listing>>
+  readonly findByIdForUpdate: (id: ListingId) => Effect.Effect<Option.Option<Listing>, StorageError>
   /** The account's listings, newest first; taken-down ones only when asked. */
   readonly listByAccount: (
     accountId: AccountId,
     options: { readonly includeTakenDown: boolean }
-  ) => Effect.Effect<ReadonlyArray<Listing>>
+  ) => Effect.Effect<ReadonlyArray<Listing>, StorageError>
   /** Live listings under a code-host owner, case-insensitively. */
-  readonly listLiveByOwner: (owner: string) => Effect.Effect<ReadonlyArray<Listing>>
+  readonly listLiveByOwner: (owner: string) => Effect.Effect<ReadonlyArray<Listing>, StorageError>
   /**
    * Every selling listing (live, priced, with at least one payout address; `isSelling`), ordered by owner
    * then name, case-insensitively: the sitemap. Names and a date only, so a large market stays cheap.
    */
-  readonly listSelling: () => Effect.Effect<ReadonlyArray<SellingRepo>>
-  readonly insert: (listing: Listing) => Effect.Effect<void, LiveListingExists>
+  readonly listSelling: () => Effect.Effect<ReadonlyArray<SellingRepo>, StorageError>
+  readonly insert: (listing: Listing) => Effect.Effect<void, LiveListingExists | StorageError>
   /** Replaces the stored listing with the same id. */
-  readonly update: (listing: Listing) => Effect.Effect<void>
-  readonly insertCheckout: (checkout: Checkout) => Effect.Effect<void>
+  readonly update: (listing: Listing) => Effect.Effect<void, StorageError>
+  readonly insertCheckout: (checkout: Checkout) => Effect.Effect<void, StorageError>
   /**
    * A checkout by id and its listing (`findById(checkout.listingId)`) in one lookup (one round trip in SQL),
    * for a buyer's request, which needs both. None when the checkout is unknown. Both are read at one moment
    * (one statement), never a checkout from before a change with its listing from after it.
    */
-  readonly findCheckoutWithListing: (id: CheckoutId) => Effect.Effect<Option.Option<CheckoutWithListing>>
+  readonly findCheckoutWithListing: (id: CheckoutId) => Effect.Effect<Option.Option<CheckoutWithListing>, StorageError>
   /** Marks a checkout void; voiding a void checkout keeps its first voiding time. */
-  readonly voidCheckout: (id: CheckoutId, at: Date) => Effect.Effect<void>
+  readonly voidCheckout: (id: CheckoutId, at: Date) => Effect.Effect<void, StorageError>
 }>() {}

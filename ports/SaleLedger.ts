@@ -3,6 +3,7 @@ import type { AccountId, ListingId, SaleId } from "../model/Ids.js"
 import type { Sale, SaleStatus } from "../model/Sale.js"
 import type { Chain } from "../model/Wallet.js"
 import type { WebhookEvent } from "../model/WebhookEvent.js"
+import type { StorageError } from "./StorageError.js"
 
 /** Settled money of one chain and mode. */
 export interface SaleTotal {
@@ -36,38 +37,43 @@ export interface SettledByPayer {
   readonly payer: string
 }
 
-/** The ledger of record. One sale per payment key, enforced by the store itself. */
+/**
+ * The ledger of record. One sale per payment key, enforced by the store itself. Every method fails with
+ * `StorageError` when the store does (`unavailable` when the database did not answer).
+ */
 export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger, {
   /** Records a pending sale, or returns the sale already recorded for the same payment key. */
-  readonly recordPending: (sale: Sale) => Effect.Effect<{ readonly sale: Sale; readonly created: boolean }>
+  readonly recordPending: (sale: Sale) => Effect.Effect<{ readonly sale: Sale; readonly created: boolean }, StorageError>
   /**
    * Marks a pending sale failed with `reason`. Only a pending sale moves: true when this call moved it, false
    * when the sale is unknown or already settled or failed (a settled sale can never be marked failed).
    */
-  readonly markFailed: (id: SaleId, reason: string) => Effect.Effect<boolean>
+  readonly markFailed: (id: SaleId, reason: string) => Effect.Effect<boolean, StorageError>
   /**
    * Writes a settled sale (replacing the stored sale with the same id) and, when `event` is given, queues
    * its `sale.settled` event in the Outbox, as one atomic write (one statement in SQL, no transaction
    * needed): both land or neither does. Only a pending sale moves: true when this call settled it; false,
    * with nothing written (the event included), when the sale is unknown or no longer pending. So of a
    * buyer's retry and the reconciler settling the same sale at once, exactly one queues the event.
-   * The event's id is its key: a call whose event is already queued fails (a defect) and writes nothing.
+   * The event's id is its key: a call whose event is already queued fails (a `StorageError`, or a defect) and
+   * writes nothing.
    */
-  readonly settle: (sale: Sale, event: Option.Option<WebhookEvent>) => Effect.Effect<boolean>
-  readonly findById: (id: SaleId) => Effect.Effect<Option.Option<Sale>>
-  readonly findByPaymentKey: (key: string) => Effect.Effect<Option.Option<Sale>>
+  readonly settle: (sale: Sale, event: Option.Option<WebhookEvent>) => Effect.Effect<boolean, StorageError>
+  readonly findById: (id: SaleId) => Effect.Effect<Option.Option<Sale>, StorageError>
+  readonly findByPaymentKey: (key: string) => Effect.Effect<Option.Option<Sale>, StorageError>
   /**
    * The sale a payer made with an x402 `payment-identifier` id (by its digest) on a network. One sale per
-   * (network, payer, digest), enforced by the store: `recordPending` of a second one is a defect.
+   * (network, payer, digest), enforced by the store: `recordPending` of a second one fails (a `StorageError`,
+   * or a defect).
    */
-  readonly findByPaymentId: (network: string, payer: string, digest: string) => Effect.Effect<Option.Option<Sale>>
+  readonly findByPaymentId: (network: string, payer: string, digest: string) => Effect.Effect<Option.Option<Sale>, StorageError>
   /**
    * The newest settled sale of a listing that `payer` paid on `chain`, live or test: what a wallet that proves
    * itself (x402 Sign-In-With-X) may download again, at the commit it paid for, whatever became of the
    * listing's checkout since. EVM addresses compare case-insensitively (stored checksummed, signed in any
    * case); Solana addresses (base58, case-sensitive) compare exactly.
    */
-  readonly findSettledByPayer: (query: SettledByPayer) => Effect.Effect<Option.Option<Sale>>
+  readonly findSettledByPayer: (query: SettledByPayer) => Effect.Effect<Option.Option<Sale>, StorageError>
   /**
    * Pending sales created before `createdBefore`, oldest first (by creation time, then id), after the position
    * `after` when given: the reconciler's work list, walked page by page so that sales it cannot resolve yet
@@ -77,12 +83,12 @@ export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger,
     readonly createdBefore: Date
     readonly limit: number
     readonly after?: { readonly createdAt: Date; readonly id: SaleId } | undefined
-  }) => Effect.Effect<ReadonlyArray<Sale>>
+  }) => Effect.Effect<ReadonlyArray<Sale>, StorageError>
   /** Newest first, optionally only live or test sales, or only sales in one status. */
   readonly listByAccount: (
     accountId: AccountId,
     options: { readonly livemode?: boolean; readonly status?: SaleStatus; readonly cursor?: string; readonly limit: number }
-  ) => Effect.Effect<SalePage>
+  ) => Effect.Effect<SalePage, StorageError>
   /** Settled money per chain and mode: the dashboard's totals. */
-  readonly settledTotals: (accountId: AccountId) => Effect.Effect<ReadonlyArray<SaleTotal>>
+  readonly settledTotals: (accountId: AccountId) => Effect.Effect<ReadonlyArray<SaleTotal>, StorageError>
 }>() {}

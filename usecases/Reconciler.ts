@@ -54,7 +54,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("repomarket/Reconci
         Effect.tap((status) =>
           status === "pending" ? Effect.void : Effect.logInfo("Reconciled a pending sale", { sale_id: sale.id, status })
         ),
-        // One sale's trouble (a storage defect) never stops the others.
+        // One sale's trouble (a StorageError, a defect) never stops the others.
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)

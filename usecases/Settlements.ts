@@ -1,4 +1,4 @@
-import { Cause, Effect, Option, Schedule } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import { type EventId, IdPrefix } from "../model/Ids.js"
 import { count, salesFailed, salesSettled } from "../model/Metrics.js"
 import { Sale } from "../model/Sale.js"
@@ -12,6 +12,7 @@ import { PublicOrigin } from "../ports/PublicOrigin.js"
 import { ReceiptSigner } from "../ports/ReceiptSigner.js"
 import { SaleLedger } from "../ports/SaleLedger.js"
 import { SecretBox } from "../ports/SecretBox.js"
+import { isStorageError } from "../ports/StorageError.js"
 import { makeSaleDelivery } from "./purchases/SaleReceipt.js"
 
 /** How long the outcome of a settlement is retried through a storage outage before the request gives up. */
@@ -24,15 +25,12 @@ const RECORD_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Sche
 export const SETTLE_BY_MARGIN_MS = 60_000
 
 /**
- * Writes the outcome of a settle call: once money may have moved, a storage failure (a defect here) is
- * retried for a while rather than given up on. Each write is atomic, so a failed attempt left nothing behind.
+ * Writes the outcome of a settle call: once money may have moved, a storage failure (the ports'
+ * `StorageError`) is retried for a while rather than given up on. Each write is atomic, so a failed attempt
+ * left nothing behind. Nothing else is retried: a defect (a bug) or another failure is passed on at once.
  */
 export const durably = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  write.pipe(
-    Effect.sandbox,
-    Effect.retry({ schedule: RECORD_RETRY, while: (cause) => !Cause.isInterrupted(cause) }),
-    Effect.unsandbox
-  )
+  Effect.retry(write, { schedule: RECORD_RETRY, while: isStorageError })
 
 /** A sale's metric labels: its mode and chain (fixed sets). */
 const saleLabels = (sale: Sale) => ({ livemode: String(sale.livemode), chain: sale.chain })

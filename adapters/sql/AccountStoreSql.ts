@@ -4,6 +4,8 @@ import { Account } from "../../model/Account.js"
 import { AccountId } from "../../model/Ids.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { TimestampColumn } from "./Columns.js"
+import type { StorageError } from "../../ports/StorageError.js"
+import { orStorageError } from "./StorageErrors.js"
 
 /** An `accounts` row; the default wallets are two nullable columns. */
 export const AccountRow = Schema.Struct({
@@ -88,23 +90,23 @@ export const AccountStoreSql = Layer.effect(
     // ON CONFLICT waits for a concurrent insert of the same email to commit, and the SELECT that follows is
     // a new statement with a fresh snapshot, so it sees that row: exactly one account per email, race-free.
     // Should the other insert roll back instead, the row is missing and the insert is tried again.
-    const insertOrGet = (account: Account): Effect.Effect<Account> =>
+    const insertOrGet = (account: Account): Effect.Effect<Account, StorageError> =>
       insertIfNew(account).pipe(
         Effect.flatMap(Option.match({
           onSome: Effect.succeed,
           onNone: () => Effect.flatten(findByEmail(account.email))
         })),
         Effect.retry({ times: 3, while: (e) => e._tag === "NoSuchElementException" }),
-        Effect.orDie
+        orStorageError
       )
 
     return {
-      findById: (id) => findById(id).pipe(Effect.orDie),
-      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(Effect.orDie),
-      findByEmail: (email) => findByEmail(email).pipe(Effect.orDie),
-      findByHostLogin: (login) => findByHostLogin(login).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(orStorageError),
+      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(orStorageError),
+      findByEmail: (email) => findByEmail(email).pipe(orStorageError),
+      findByHostLogin: (login) => findByHostLogin(login).pipe(orStorageError),
       insertOrGet,
-      update: (account) => update(account).pipe(Effect.orDie)
+      update: (account) => update(account).pipe(orStorageError)
     }
   })
 )

@@ -4,6 +4,7 @@ import { AccountId, ApiKeyId, SessionId, TokenDigest } from "../../model/Ids.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
 import { TimestampColumn } from "./Columns.js"
 import { ApiKeyFromRow, MagicLinkTokenFromRow, SessionFromRow } from "./CredentialRows.js"
+import { orStorageError } from "./StorageErrors.js"
 
 /** The CredentialStore on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const CredentialStoreSql = Layer.effect(
@@ -66,17 +67,17 @@ export const CredentialStoreSql = Layer.effect(
     })
 
     return {
-      putMagicToken: (token) => putMagicToken(token).pipe(Effect.orDie),
-      takeMagicToken: (digest, now) => takeMagicToken({ digest, now }).pipe(Effect.orDie),
-      putSession: (session) => putSession(session).pipe(Effect.orDie),
-      findSession: (digest) => findSession(digest).pipe(Effect.orDie),
-      deleteSession: (id) => deleteSession(id).pipe(Effect.orDie),
-      putApiKey: (key) => putApiKey(key).pipe(Effect.orDie),
-      findApiKey: (digest) => findApiKey(digest).pipe(Effect.orDie),
-      listApiKeys: (accountId) => listApiKeys(accountId).pipe(Effect.orDie),
+      putMagicToken: (token) => putMagicToken(token).pipe(orStorageError),
+      takeMagicToken: (digest, now) => takeMagicToken({ digest, now }).pipe(orStorageError),
+      putSession: (session) => putSession(session).pipe(orStorageError),
+      findSession: (digest) => findSession(digest).pipe(orStorageError),
+      deleteSession: (id) => deleteSession(id).pipe(orStorageError),
+      putApiKey: (key) => putApiKey(key).pipe(orStorageError),
+      findApiKey: (digest) => findApiKey(digest).pipe(orStorageError),
+      listApiKeys: (accountId) => listApiKeys(accountId).pipe(orStorageError),
       revokeApiKey: (accountId, id, at) =>
-        revokeApiKey({ accountId, id, at }).pipe(Effect.map(Option.isSome), Effect.orDie),
-      touchApiKey: (id, at) => touchApiKey({ id, at }).pipe(Effect.orDie)
+        revokeApiKey({ accountId, id, at }).pipe(Effect.map(Option.isSome), orStorageError),
+      touchApiKey: (id, at) => touchApiKey({ id, at }).pipe(orStorageError)
     }
   })
 )

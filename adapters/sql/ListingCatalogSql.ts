@@ -6,6 +6,7 @@ import { SearchUnavailable } from "../../model/Errors.js"
 import type { Category } from "../../model/rules/Category.js"
 import { nameSearchText, topicsSearchText } from "../../model/rules/SearchText.js"
 import { ListingCatalog } from "../../ports/ListingCatalog.js"
+import type { StorageError } from "../../ports/StorageError.js"
 import { makeRun } from "./catalog/Search.js"
 import {
   catalogSql,
@@ -30,6 +31,7 @@ export {
   DEFAULT_RELEVANCE_WINDOWS,
   type RelevanceWindows
 } from "./catalog/Settings.js"
+import { fromSqlError, orStorageError } from "./StorageErrors.js"
 
 /** The ListingCatalog on PostgreSQL (or PGlite) through `@effect/sql`, with the windows given. */
 export const makeListingCatalogSql = (
@@ -46,7 +48,7 @@ export const makeListingCatalogSql = (
 
     const search = (query: CatalogQuery) =>
       run(query).pipe(
-        Effect.catchAll((error) =>
+        Effect.catchAll((error): Effect.Effect<never, SearchUnavailable | StorageError> =>
           isTimeout(error)
             ? Effect.fail(
               new SearchUnavailable({
@@ -55,7 +57,7 @@ export const makeListingCatalogSql = (
                 detail: "This search needed more database time than a public search may take. Narrow it (rarer words, fewer alternatives, a filter) or try again shortly."
               })
             )
-            : Effect.die(error)
+            : Effect.fail(fromSqlError(error))
         ),
         Effect.map(({ entries, more, cut }) => {
           const page = entries.slice(0, query.limit)
@@ -67,7 +69,7 @@ export const makeListingCatalogSql = (
     const categoryCounts = sql<{ category: Category; count: number }>`
       SELECT s.category, count(*)::integer AS count
       FROM listings l JOIN listing_search s ON s.listing_id = l.id
-      WHERE ${selling} GROUP BY s.category`.pipe(Effect.orDie)
+      WHERE ${selling} GROUP BY s.category`.pipe(orStorageError)
 
     return {
       search,
@@ -81,7 +83,7 @@ export const makeListingCatalogSql = (
           ON CONFLICT (listing_id) DO UPDATE SET topics = excluded.topics, stars = excluded.stars, category = excluded.category,
             document = excluded.document, head = excluded.head`.pipe(
           Effect.asVoid,
-          Effect.orDie
+          orStorageError
         )
     }
   })

@@ -4,8 +4,10 @@ import type { Checkout } from "../../model/Checkout.js"
 import { AccountId, CheckoutId, ListingId } from "../../model/Ids.js"
 import type { Listing } from "../../model/Listing.js"
 import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
+import type { StorageError } from "../../ports/StorageError.js"
 import { isUniqueViolation, TimestampColumn } from "./Columns.js"
 import { CheckoutFromRow, ListingFromRow, ListingRow } from "./ListingRows.js"
+import { fromSqlError, orStorageError } from "./StorageErrors.js"
 
 /** The partial unique index that keeps one live listing per repo (see migration 0001). */
 const ONE_LIVE_PER_REPO = "listings_one_live_per_repo"
@@ -104,27 +106,27 @@ export const ListingStoreSql = Layer.effect(
     })
 
     return {
-      findLive: (owner, name) => findLive({ owner, name }).pipe(Effect.orDie),
-      findById: (id) => findById(id).pipe(Effect.orDie),
-      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(Effect.orDie),
+      findLive: (owner, name) => findLive({ owner, name }).pipe(orStorageError),
+      findById: (id) => findById(id).pipe(orStorageError),
+      findByIdForUpdate: (id) => findByIdForUpdate(id).pipe(orStorageError),
       listByAccount: (accountId, { includeTakenDown }) =>
-        listByAccount({ accountId, includeTakenDown }).pipe(Effect.orDie),
-      listLiveByOwner: (owner) => listLiveByOwner(owner).pipe(Effect.orDie),
-      listSelling: () => listSelling(undefined).pipe(Effect.orDie),
+        listByAccount({ accountId, includeTakenDown }).pipe(orStorageError),
+      listLiveByOwner: (owner) => listLiveByOwner(owner).pipe(orStorageError),
+      listSelling: () => listSelling(undefined).pipe(orStorageError),
       // Its own savepoint inside a transaction: a caller may catch LiveListingExists and go on, which an
       // aborted PostgreSQL transaction would not allow.
       insert: (listing: Listing) =>
         sql.withTransaction(insert(listing)).pipe(
-          Effect.catchTag("SqlError", (error) =>
+          Effect.catchTag("SqlError", (error): Effect.Effect<never, LiveListingExists | StorageError> =>
             isUniqueViolation(error, ONE_LIVE_PER_REPO)
               ? Effect.fail(new LiveListingExists({ repo: listing.repo.slug }))
-              : Effect.die(error)),
+              : Effect.fail(fromSqlError(error))),
           Effect.catchTag("ParseError", Effect.die)
         ),
-      update: (listing) => update(listing).pipe(Effect.orDie),
-      insertCheckout: (checkout: Checkout) => insertCheckout(checkout).pipe(Effect.orDie),
-      findCheckoutWithListing: (id) => findCheckoutWithListing(id).pipe(Effect.orDie),
-      voidCheckout: (id, at) => voidCheckout({ id, at }).pipe(Effect.orDie)
+      update: (listing) => update(listing).pipe(orStorageError),
+      insertCheckout: (checkout: Checkout) => insertCheckout(checkout).pipe(orStorageError),
+      findCheckoutWithListing: (id) => findCheckoutWithListing(id).pipe(orStorageError),
+      voidCheckout: (id, at) => voidCheckout({ id, at }).pipe(orStorageError)
     }
   })
 )

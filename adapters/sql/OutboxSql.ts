@@ -4,6 +4,7 @@ import { AccountId, EventId, SaleId } from "../../model/Ids.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { TimestampColumn } from "./Columns.js"
 import { WebhookEventFromRow } from "./WebhookEventRow.js"
+import { orStorageError } from "./StorageErrors.js"
 
 /** The webhook Outbox on PostgreSQL (or PGlite) through `@effect/sql`. */
 export const OutboxSql = Layer.effect(
@@ -67,15 +68,15 @@ export const OutboxSql = Layer.effect(
     })
 
     return {
-      enqueue: (event) => enqueue(event).pipe(Effect.orDie),
+      enqueue: (event) => enqueue(event).pipe(orStorageError),
       claimDue: (now, limit, leaseUntil) =>
-        claimDue({ now, limit: Math.max(0, Math.floor(limit)), leaseUntil }).pipe(Effect.orDie),
-      update: (event) => update(event).pipe(Effect.orDie),
+        claimDue({ now, limit: Math.max(0, Math.floor(limit)), leaseUntil }).pipe(orStorageError),
+      update: (event) => update(event).pipe(orStorageError),
       recordAttempt: (event, leaseUntil) =>
-        recordAttempt({ event, leaseUntil }).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
-      findById: (id) => findById(id).pipe(Effect.orDie),
-      findBySale: (saleId) => findBySale(saleId).pipe(Effect.orDie),
-      cancelPending: (accountId) => cancelPending(accountId).pipe(Effect.map((rows) => rows.length), Effect.orDie)
+        recordAttempt({ event, leaseUntil }).pipe(Effect.map((rows) => rows.length === 1), orStorageError),
+      findById: (id) => findById(id).pipe(orStorageError),
+      findBySale: (saleId) => findBySale(saleId).pipe(orStorageError),
+      cancelPending: (accountId) => cancelPending(accountId).pipe(Effect.map((rows) => rows.length), orStorageError)
     }
   })
 )

@@ -7,6 +7,7 @@ import type { Chain } from "../../model/Wallet.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow, saleToRow } from "./SaleRow.js"
 import { webhookEventToRow } from "./WebhookEventRow.js"
+import { orStorageError } from "./StorageErrors.js"
 
 /** The SaleLedger on PostgreSQL (or PGlite); one sale per payment key, enforced by a unique constraint. */
 export const SaleLedgerSql = Layer.effect(
@@ -102,7 +103,7 @@ export const SaleLedgerSql = Layer.effect(
         ),
         // The conflicting insert rolled back after all: try again.
         Effect.retry({ times: 3, while: (e) => e._tag === "NoSuchElementException" }),
-        Effect.orDie
+        orStorageError
       )
 
     const listByAccount = (
@@ -119,20 +120,20 @@ export const SaleLedgerSql = Layer.effect(
           const last = sales[sales.length - 1]
           return { sales, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null }
         }),
-        Effect.orDie
+        orStorageError
       )
     }
 
     return {
       recordPending,
-      markFailed: (id, reason) => markFailed(id, reason).pipe(Effect.orDie),
-      settle: (sale, event) => settle(sale, event).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
-      findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(Effect.orDie),
-      findSettledByPayer: (query) => findSettledByPayer(query).pipe(Effect.orDie),
+      markFailed: (id, reason) => markFailed(id, reason).pipe(orStorageError),
+      settle: (sale, event) => settle(sale, event).pipe(Effect.map((rows) => rows.length === 1), orStorageError),
+      findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(orStorageError),
+      findSettledByPayer: (query) => findSettledByPayer(query).pipe(orStorageError),
       listPending: ({ after, createdBefore, limit }) =>
-        listPending(after === undefined ? { createdBefore, limit } : { createdBefore, limit, after }).pipe(Effect.orDie),
-      findById: (id) => findById(id).pipe(Effect.orDie),
-      findByPaymentKey: (key) => findByPaymentKey(key).pipe(Effect.orDie),
+        listPending(after === undefined ? { createdBefore, limit } : { createdBefore, limit, after }).pipe(orStorageError),
+      findById: (id) => findById(id).pipe(orStorageError),
+      findByPaymentKey: (key) => findByPaymentKey(key).pipe(orStorageError),
       listByAccount,
       settledTotals: (accountId) =>
         sql<{ chain: string; livemode: boolean; amount: string; count: string }>`
@@ -142,7 +143,7 @@ export const SaleLedgerSql = Layer.effect(
           Effect.map((rows) =>
             rows.map((r) => ({ chain: r.chain as Chain, livemode: r.livemode, amount: BigInt(r.amount), count: Number(r.count) }))
           ),
-          Effect.orDie
+          orStorageError
         )
     }
   })

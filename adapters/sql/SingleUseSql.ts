@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { SingleUse } from "../../ports/SingleUse.js"
+import { orStorageError } from "./StorageErrors.js"
 
 /**
  * Spent values in the `single_use` table: the primary key decides between concurrent spenders. An expired
@@ -23,7 +24,7 @@ export const SingleUseSql = Layer.effect(
               WHERE single_use.expires_at <= now()
             RETURNING purpose`
           return rows.length === 1
-        }).pipe(Effect.orDie)
+        }).pipe(orStorageError)
     }
   })
 )

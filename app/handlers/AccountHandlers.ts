@@ -7,10 +7,11 @@ import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { Api } from "../Api.js"
 import { CurrentPrincipal } from "../Security.js"
 import { accountView, listingView } from "../Views.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 export const KeysHandlers = HttpApiBuilder.group(Api, "keys", (handlers) =>
   Effect.gen(function*() {
-    const auth = yield* Auth
+    const auth = yield* storageAsDefect(Auth)
     return handlers
       .handle("createKey", () =>
         Effect.flatMap(CurrentPrincipal, auth.createApiKey).pipe(
@@ -32,8 +33,8 @@ export const KeysHandlers = HttpApiBuilder.group(Api, "keys", (handlers) =>
 
 export const AccountHandlers = HttpApiBuilder.group(Api, "account", (handlers) =>
   Effect.gen(function*() {
-    const accounts = yield* Accounts
-    const listings = yield* Listings
+    const accounts = yield* storageAsDefect(Accounts)
+    const listings = yield* storageAsDefect(Listings)
     const { baseUrl } = yield* PublicOrigin
     return handlers
       .handle("getAccount", () => Effect.flatMap(CurrentPrincipal, accounts.get).pipe(Effect.map(accountView)))

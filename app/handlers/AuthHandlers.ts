@@ -6,6 +6,7 @@ import { prefersHtml } from "../pages/Negotiation.js"
 import { verifyInBrowser } from "../pages/SignInPage.js"
 import { PageSessions } from "../pages/Session.js"
 import { clientAddress } from "./ClientAddress.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /** The emailed link's page posting its form from a browser (urlencoded, HTML preferred), not an API call. */
 const isBrowserForm = (req: HttpServerRequest.HttpServerRequest) =>
@@ -14,7 +15,7 @@ const isBrowserForm = (req: HttpServerRequest.HttpServerRequest) =>
 
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {
-    const auth = yield* Auth
+    const auth = yield* storageAsDefect(Auth)
     const sessions = yield* PageSessions
     return handlers
       .handle("requestMagicLink", ({ payload }) =>

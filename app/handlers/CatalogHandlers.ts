@@ -12,6 +12,7 @@ import { html } from "../pages/Html.js"
 import { prefersHtml } from "../pages/Negotiation.js"
 import { catalogLimitsConfig, makeCatalogGate, publicSearchCost } from "./CatalogLimits.js"
 import { publicPageCharge } from "./PageHandlers.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 const varyAccept = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "vary", "Accept")))
 
@@ -33,7 +34,7 @@ const strictParams = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =
 
 export const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
   Effect.gen(function*() {
-    const catalog = yield* Catalog
+    const catalog = yield* storageAsDefect(Catalog)
     const { baseUrl } = yield* PublicOrigin
     // The same budget as the /r/ pages: one client address, one count of public pages a minute, of which a
     // text search spends several (CatalogLimits.ts); the database's share for catalog reads is capped too.

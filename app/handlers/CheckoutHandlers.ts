@@ -32,6 +32,7 @@ import * as P from "../Problem.js"
 import { prefersHtml } from "../pages/Negotiation.js"
 import { clientAddress } from "./ClientAddress.js"
 import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /**
  * The 402: v2 requirements (with the payment-identifier declaration, the signed offers naming the pinned commit
@@ -198,7 +199,7 @@ const forBrowser = <E extends { readonly _tag: string }, R>(answer: Effect.Effec
 
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
-    const purchases = yield* Purchases
+    const purchases = yield* storageAsDefect(Purchases)
     const { baseUrl } = yield* PublicOrigin
     const limiter = yield* RateLimiter
     const chains = yield* Chains
@@ -217,7 +218,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
       }
       return { blockhash: latest.value.blockhash, last_valid_block_height: latest.value.lastValidBlockHeight }
     })
-    const redownloads = yield* Redownloads
+    const redownloads = yield* storageAsDefect(Redownloads)
     const { offer, redownload } = redownloadAnswers(purchases, redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
 
     const checkout = (id: string, livemode: boolean) =>

@@ -6,10 +6,11 @@ import { Api } from "../Api.js"
 import { CurrentPrincipal, MaybePrincipal } from "../Security.js"
 import { createdListing, listingView } from "../Views.js"
 import { clientAddress } from "./ClientAddress.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 export const ListingCreateHandlers = HttpApiBuilder.group(Api, "listingCreate", (handlers) =>
   Effect.gen(function*() {
-    const listings = yield* Listings
+    const listings = yield* storageAsDefect(Listings)
     const { baseUrl } = yield* PublicOrigin
     return handlers.handle("createListing", ({ payload }) =>
       Effect.gen(function*() {
@@ -21,7 +22,7 @@ export const ListingCreateHandlers = HttpApiBuilder.group(Api, "listingCreate", 
 
 export const ListingsHandlers = HttpApiBuilder.group(Api, "listings", (handlers) =>
   Effect.gen(function*() {
-    const listings = yield* Listings
+    const listings = yield* storageAsDefect(Listings)
     const { baseUrl } = yield* PublicOrigin
     return handlers
       .handle("updateListing", ({ path, payload }) =>

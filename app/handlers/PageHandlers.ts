@@ -12,6 +12,7 @@ import { ownerPageHtml } from "../pages/OwnerPage.js"
 import { repoPageHtml } from "../pages/RepoPage.js"
 import { ownerPageView, repoPageView } from "../Views.js"
 import { clientAddress } from "./ClientAddress.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /** Caches must keep the JSON and the HTML of one URL apart. */
 const varyAccept = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "vary", "Accept")))
@@ -51,7 +52,7 @@ export const publicPageCounter = Effect.map(publicPageCharge, (charge) => charge
 
 export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
   Effect.gen(function*() {
-    const storefront = yield* Storefront
+    const storefront = yield* storageAsDefect(Storefront)
     const { baseUrl } = yield* PublicOrigin
     const countPage = yield* publicPageCounter
     return handlers

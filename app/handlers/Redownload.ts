@@ -8,6 +8,7 @@ import { encodeHeader, GOODS_MIME_TYPE } from "../../codec/Wire.js"
 import { problemResponse } from "../Guard.js"
 import * as P from "../Problem.js"
 import { clientAddress } from "./ClientAddress.js"
+import type { AtTheEdge } from "../Unavailable.js"
 
 /** The request header a wallet's Sign-In-With-X proof arrives in (Node lower-cases header names). */
 export const SIWX_REQUEST_HEADER = SIWX_HEADER.toLowerCase()
@@ -60,8 +61,8 @@ export type RenderChallenge = (
 
 /** The checkout answers that involve Sign-In-With-X: every offer carries a challenge; a proof re-downloads. */
 export const redownloadAnswers = (
-  purchases: Purchases,
-  redownloads: Redownloads,
+  purchases: AtTheEdge<Purchases>,
+  redownloads: AtTheEdge<Redownloads>,
   render: RenderChallenge,
   deliver: (goods: Goods, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
 ) => {

@@ -6,6 +6,7 @@ import { Webhooks } from "../../usecases/Webhooks.js"
 import { Api } from "../Api.js"
 import { CurrentPrincipal } from "../Security.js"
 import type * as S from "../Schemas.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 const saleView = ({ sale, webhook }: LedgerRow): typeof S.SaleView.Type => ({
   id: sale.id,
@@ -25,8 +26,8 @@ const saleView = ({ sale, webhook }: LedgerRow): typeof S.SaleView.Type => ({
 
 export const SalesHandlers = HttpApiBuilder.group(Api, "sales", (handlers) =>
   Effect.gen(function*() {
-    const dashboard = yield* Dashboard
-    const webhooks = yield* Webhooks
+    const dashboard = yield* storageAsDefect(Dashboard)
+    const webhooks = yield* storageAsDefect(Webhooks)
     return handlers
       .handle("listSales", ({ urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (p) =>

@@ -3,17 +3,18 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { Unauthenticated } from "../../model/Errors.js"
 import { Auth } from "../../usecases/Auth.js"
 import { Authentication, OptionalAuthentication } from "../Security.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(Auth, (auth) => ({ bearer: (token: Redacted.Redacted<string>) => auth.authenticate(token) }))
+  Effect.map(storageAsDefect(Auth), (auth) => ({ bearer: (token: Redacted.Redacted<string>) => auth.authenticate(token) }))
 )
 
 const BEARER = /^Bearer (\S+)$/i
 
 export const OptionalAuthenticationLive = Layer.effect(
   OptionalAuthentication,
-  Effect.map(Auth, (auth) =>
+  Effect.map(storageAsDefect(Auth), (auth) =>
     Effect.gen(function*() {
       const header = (yield* HttpServerRequest.HttpServerRequest).headers["authorization"]
       if (header === undefined || header === "") return Option.none()

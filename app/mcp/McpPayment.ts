@@ -11,6 +11,7 @@ import { CHECKOUT_EXTENSIONS, decodePaymentHeader, encodeHeader, paymentRequired
 import { withSiwx } from "../handlers/Redownload.js"
 import { PAYMENT_META } from "./McpToolList.js"
 import { paymentRequiredResult, problemOf, problemResult, settlementObject } from "./McpResults.js"
+import type { AtTheEdge } from "../Unavailable.js"
 
 /**
  * The x402 MCP transport's payment half (coinbase/x402 specs/transports-v2/mcp.md): the payment an agent puts
@@ -53,7 +54,7 @@ const NO_PAYMENT = "payment_required"
  * Sign-In-With-X challenge, with the refusal's reason as
  * `error` when a payment was refused. A checkout that cannot be paid fails with its problem (410, 409, 503).
  */
-export const makeOffer = (purchases: Purchases, redownloads: Redownloads) => {
+export const makeOffer = (purchases: AtTheEdge<Purchases>, redownloads: AtTheEdge<Redownloads>) => {
   type Unpayable = CheckoutGone | NotSelling | PaymentsUnavailable
   /**
    * A checkout that cannot be paid (voided, not selling, live payments off) still lets a wallet that paid for it

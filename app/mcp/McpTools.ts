@@ -15,6 +15,7 @@ import { repoPageView } from "../Views.js"
 import { BuyArgs, decodeArgs, GetRepoArgs, RedownloadArgs, SearchArgs } from "./McpToolList.js"
 import { makeOffer, paymentOf } from "./McpPayment.js"
 import { dataResult, goodsResult, problemOf, problemResult, type ToolError, type ToolResult } from "./McpResults.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /** What a tool call runs in: the request it came with (for the client's address), and a scope for downloads. */
 export type ToolContext = HttpServerRequest.HttpServerRequest | Scope.Scope
@@ -59,10 +60,10 @@ const fromEither = <A, E>(either: Either.Either<A, E>): Effect.Effect<A, E> =>
  * (its per-receipt and per-client limits).
  */
 export const makeMcpTools = Effect.gen(function*() {
-  const catalog = yield* Catalog
-  const storefront = yield* Storefront
-  const purchases = yield* Purchases
-  const redownloads = yield* Redownloads
+  const catalog = yield* storageAsDefect(Catalog)
+  const storefront = yield* storageAsDefect(Storefront)
+  const purchases = yield* storageAsDefect(Purchases)
+  const redownloads = yield* storageAsDefect(Redownloads)
   const { baseUrl } = yield* PublicOrigin
   const charge = yield* publicPageCharge
   const searchCost = yield* publicSearchCost

@@ -15,6 +15,7 @@ import { dashboardHtml, type Notice } from "./DashboardPage.js"
 import { type PageError, problemOf, problemPage, retryHeaders } from "./ErrorPage.js"
 import { html, htmlResponse, newNonce } from "./Html.js"
 import { type Form, PageSessions, readForm } from "./Session.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 const see = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
@@ -56,12 +57,12 @@ const required = (form: Form, name: string, message: string) => {
 
 export const dashboardRoutes = Effect.gen(function*() {
   const sessions = yield* PageSessions
-  const auth = yield* Auth
-  const accounts = yield* Accounts
-  const listings = yield* Listings
-  const ledger = yield* Dashboard
-  const webhooks = yield* Webhooks
-  const hostConnection = yield* HostConnection
+  const auth = yield* storageAsDefect(Auth)
+  const accounts = yield* storageAsDefect(Accounts)
+  const listings = yield* storageAsDefect(Listings)
+  const ledger = yield* storageAsDefect(Dashboard)
+  const webhooks = yield* storageAsDefect(Webhooks)
+  const hostConnection = yield* storageAsDefect(HostConnection)
   const { baseUrl } = yield* PublicOrigin
 
   /** The whole dashboard for a principal, with the outcome of the last action if any. */

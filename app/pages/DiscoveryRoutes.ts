@@ -6,6 +6,7 @@ import { problemResponse } from "../Guard.js"
 import { problemBody } from "../Problem.js"
 import { llmsTxt } from "./LlmsTxt.js"
 import { wellKnownX402Route } from "./WellKnownX402.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /** XML text and attribute escaping: owner and repo names come from the code host. */
 const escapeXml = (s: string): string =>
@@ -106,7 +107,7 @@ const WELL_KNOWN_CACHE = "public, max-age=300"
  */
 export const discoveryRoutes = Effect.gen(function*() {
   const { baseUrl } = yield* PublicOrigin
-  const sitemap = yield* Sitemap
+  const sitemap = yield* storageAsDefect(Sitemap)
   const memo = yield* Ref.make(Option.none<{ readonly at: number; readonly pages: ReadonlyArray<SitemapPage> }>())
   const pages = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis

@@ -9,6 +9,7 @@ import { type PageError, problemOf, problemPage, retryHeaders } from "./ErrorPag
 import { html, htmlResponse, layout } from "./Html.js"
 import { prefersHtml } from "./Negotiation.js"
 import { PageSessions, readForm } from "./Session.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 const see = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
@@ -35,7 +36,7 @@ const csrfFailed = problemBody(403, "csrf_failed", "Request refused", "This form
  * - `POST /auth/host/confirm` (CSRF-checked): stores the login. `GET /auth/host/start` answers 405.
  */
 export const hostConnectionRoutes = Effect.gen(function*() {
-  const connection = yield* HostConnection
+  const connection = yield* storageAsDefect(HostConnection)
   const sessions = yield* PageSessions
   const { baseUrl } = yield* PublicOrigin
   const secure = new URL(baseUrl).protocol === "https:"

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { Purchases } from "../../usecases/Purchases.js"
 import { problemResponse } from "../Guard.js"
 import * as P from "../Problem.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /** The media type of a DSSE envelope (JSON). */
 export const DSSE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json"
@@ -13,7 +14,7 @@ export const DSSE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json"
  */
 export const ProvenanceRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const purchases = yield* Purchases
+    const purchases = yield* storageAsDefect(Purchases)
     yield* router.get(
       "/downloads/:token/provenance",
       Effect.gen(function*() {

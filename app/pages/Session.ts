@@ -5,6 +5,7 @@ import type { RateLimited } from "../../model/Errors.js"
 import { Auth } from "../../usecases/Auth.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /**
  * The browser's session: the same opaque session a magic link yields for the API, carried in an HttpOnly,
@@ -24,7 +25,7 @@ const CSRF_FIELD = "csrf"
 
 export class PageSessions extends Effect.Service<PageSessions>()("repomarket/PageSessions", {
   effect: Effect.gen(function*() {
-    const auth = yield* Auth
+    const auth = yield* storageAsDefect(Auth)
     const box = yield* SecretBox
     const { baseUrl } = yield* PublicOrigin
     const origin = new URL(baseUrl).origin

@@ -9,6 +9,7 @@ import { clientAddress } from "../handlers/ClientAddress.js"
 import { problemBox, problemOf, problemPage, retryHeaders } from "./ErrorPage.js"
 import { html, htmlResponse, layout } from "./Html.js"
 import { PageSessions, readForm } from "./Session.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 const see = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
@@ -54,7 +55,7 @@ const crossSite = () =>
 
 /** The sign-in pages: ask for a link, the emailed link's confirmation (POST), and signing out. */
 export const signInRoutes = Effect.gen(function*() {
-  const auth = yield* Auth
+  const auth = yield* storageAsDefect(Auth)
   const sessions = yield* PageSessions
   const rateLimitedPage = (e: RateLimited) => problemPage(problemOf(e))
 
@@ -111,7 +112,7 @@ export const signInRoutes = Effect.gen(function*() {
  */
 export const verifyInBrowser = (token: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
-    const auth = yield* Auth
+    const auth = yield* storageAsDefect(Auth)
     const sessions = yield* PageSessions
     const req = yield* HttpServerRequest.HttpServerRequest
     if (!sessions.fromOurPages(req)) return crossSite()

@@ -7,6 +7,7 @@ import { PaymentFacilitator } from "../../ports/PaymentFacilitator.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { Catalog } from "../../usecases/Catalog.js"
 import { MCP_PATH, TOOLS } from "../mcp/McpToolList.js"
+import { storageAsDefect } from "../Unavailable.js"
 
 /**
  * `/.well-known/x402`: this host's x402 discovery manifest, in the shape of the `discovery` extension proposed in
@@ -79,7 +80,7 @@ export const wellKnownX402 = (input: {
 /** Builds the manifest answer: the newest selling listings read at most once a minute, the rest fixed. */
 export const wellKnownX402Route = Effect.gen(function*() {
   const { baseUrl } = yield* PublicOrigin
-  const catalog = yield* Catalog
+  const catalog = yield* storageAsDefect(Catalog)
   const chains = yield* Chains
   const facilitators = yield* PaymentFacilitator
   const livePayments = Option.isSome(facilitators.live)

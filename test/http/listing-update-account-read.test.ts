@@ -8,6 +8,7 @@ import { AccountStore } from "../../ports/AccountStore.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { BASE_WALLET, BASE_WALLET_2, call, signInWithKey, TestApp } from "../support/app.js"
 import { listed, storesOf, WIDGET_URL } from "../support/flows.js"
+import type { StorageError } from "../../ports/StorageError.js"
 
 /**
  * Issue 12, finding 13(b): `PATCH /repos/...` resolves payout addresses from the account's default wallets.
@@ -16,7 +17,7 @@ import { listed, storesOf, WIDGET_URL } from "../support/flows.js"
  * made deterministic by a listing store that, the moment the update asks to lock its row, lets a concurrent
  * account change commit first (as another transaction on PostgreSQL would, while this one waits for the lock).
  */
-let beforeLock: Effect.Effect<void> = Effect.void
+let beforeLock: Effect.Effect<void, StorageError> = Effect.void
 
 const InterleavingStorage = Layer.effectContext(Effect.gen(function*() {
   const ctx = yield* Effect.context<StoragePorts>()

@@ -19,7 +19,7 @@ import { Listings } from "../../usecases/Listings.js"
 import { Purchases } from "../../usecases/Purchases.js"
 import { Settlements } from "../../usecases/Settlements.js"
 import { Chains } from "../../ports/Chains.js"
-import { NotFound, NotSelling, PaymentIdConflict, PaymentRejected, PaymentsUnavailable, SettlementPending } from "../../model/Errors.js"
+import { type CheckoutGone, NotFound, NotSelling, PaymentIdConflict, PaymentRejected, PaymentsUnavailable, SettlementPending } from "../../model/Errors.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { FacilitatorError, type PaymentRequirement, type SettlementStatus, type SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
@@ -171,7 +171,7 @@ describe("Purchases: which checkout can be paid", () => {
       const purchases = yield* Purchases
       const gone = yield* Effect.flip(purchases.current(orphan.id))
       expect(gone).toMatchObject({ _tag: "CheckoutGone", page: `${BASE_URL}/r/Octo-Org/Widget` })
-      expect(gone.detail).toContain(`${BASE_URL}/r/Octo-Org/Widget`)
+      expect((gone as CheckoutGone).detail).toContain(`${BASE_URL}/r/Octo-Org/Widget`)
       expect(yield* Effect.flip(purchases.quote(orphan.id, false))).toMatchObject({ _tag: "CheckoutGone" })
 
       const payment = yield* signed(aBuyer(), yield* termsOf(orphan))
@@ -461,8 +461,8 @@ describe("Purchases.pay: the commit its echoed offer names", () => {
       const moved = echoing(payment, quote.offers)
       const refused = yield* Effect.flip(pay(checkout, moved))
       expect(refused).toMatchObject({ _tag: "PaymentRejected", reason: "commit_moved", detail: commitMovedDetail("Octo-Org/Widget", PUSHED_SHA) })
-      expect(refused.detail).toContain("Octo-Org/Widget")
-      expect(refused.detail).toContain(PUSHED_SHA)
+      expect((refused as PaymentRejected).detail).toContain("Octo-Org/Widget")
+      expect((refused as PaymentRejected).detail).toContain(PUSHED_SHA)
       expect(yield* saleOf(moved)).toStrictEqual(Option.none())
       expect(test.calls).toStrictEqual({ status: 0, verify: 0, settle: 0 })
     }).pipe(Effect.provide(layer))

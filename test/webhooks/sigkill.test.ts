@@ -45,7 +45,7 @@ const kill9 = (child: ChildProcess) =>
     child.kill("SIGKILL")
   })
 
-const until = (what: string, check: () => Effect.Effect<boolean>, timeoutMs = 20_000) =>
+const until = <E>(what: string, check: () => Effect.Effect<boolean, E>, timeoutMs = 20_000) =>
   Effect.gen(function*() {
     const stopAt = Date.now() + timeoutMs
     while (!(yield* check())) {

@@ -46,7 +46,7 @@ export const ListingStoreContract = (it: ContractIt<ListingStore | Transactor>, 
         })
         const error = yield* Effect.flip(store.insert(second))
         expect(error._tag).toBe("LiveListingExists")
-        expect(error.repo).toBe(second.repo.slug)
+        expect(error._tag === "LiveListingExists" && error.repo).toBe(second.repo.slug)
         expect(yield* store.findById(second.id)).toStrictEqual(Option.none())
         expect(yield* store.findLive(first.repo.owner, first.repo.name)).toStrictEqual(Option.some(first))
       }))

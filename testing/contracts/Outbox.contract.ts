@@ -15,7 +15,7 @@ const FAR_FUTURE = at("2999-01-01T00:00:00.000Z")
  * it cancels its own account's pending events when done, pass or fail.
  */
 const isolated = <A, E, R>(accountId: AccountId, test: Effect.Effect<A, E, R>) =>
-  Effect.ensuring(test, Effect.flatMap(Outbox, (outbox) => outbox.cancelPending(accountId)))
+  Effect.ensuring(test, Effect.orDie(Effect.flatMap(Outbox, (outbox) => outbox.cancelPending(accountId))))
 
 const ids = (events: ReadonlyArray<WebhookEvent>) => events.map((e) => e.id)
 

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { PaymentRejected, RateLimited, SettlementFailed } from "../../model/Errors.js"
 import { echoedCommit } from "../../model/ReceiptClaims.js"
 import { IdPrefix, type SaleId } from "../../model/Ids.js"
@@ -143,11 +143,12 @@ export const makePay = (
         paymentIdDigest: digest
       }))
       // Two payments of one payer with one id at once: the store keeps one sale per id (the loser's write
-      // is refused, a defect), and the loser is a retry of the winner's purchase.
+      // is refused: a StorageError, or a defect), and the loser is a retry of the winner's purchase.
       const recorded = digest === null ? record : record.pipe(
-        Effect.catchAllDefect((defect) =>
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) :
           Effect.flatMap(ledger.findByPaymentId(requirement.network, payer, digest!), Option.match({
-            onNone: () => Effect.die(defect),
+            onNone: () => Effect.failCause(cause),
             onSome: (sale) => Effect.succeed({ sale, created: false })
           })))
       )

@@ -29,10 +29,10 @@ export const makeRecovery = (
    */
   const settling = Effect.fnUntraced(function*(pending: Sale) {
     const sale = yield* Effect.flatten(ledger.findById(pending.id)).pipe(
-      Effect.orDie,
+      Effect.catchTag("NoSuchElementException", Effect.die),
       Effect.filterOrFail((s) => s.status !== "pending", () => "still_pending" as const),
-      Effect.retry(SETTLING_WAIT),
-      Effect.orElseSucceed(() => pending)
+      Effect.retry({ schedule: SETTLING_WAIT, while: (e) => e === "still_pending" }),
+      Effect.catchIf((e) => e === "still_pending", () => Effect.succeed(pending))
     )
     return sale.status === "pending" ? yield* settlements.resolve(sale) : sale
   })
