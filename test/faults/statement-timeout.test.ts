@@ -3,14 +3,20 @@
  * another connection, so every statement on it waits) must cost a request at most the statement timeout
  * (`DATABASE_STATEMENT_TIMEOUT_MS`) and answer 503 problem+json with Retry-After, never hang or 500.
  * Real PostgreSQL (TEST_DATABASE_URL), through DatabaseLive as `npm start` builds it from its settings.
+ * Issue 28: the same answers for a store's `StorageError` as the adapters make it, on memory storage: the
+ * database did not answer (`unavailable`) is 503 with Retry-After, any other storage failure a plain 500.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
+import { describe, expect, layer } from "@effect/vitest"
+import { ConfigProvider, Context, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
+import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { ListingStore } from "../../ports/ListingStore.js"
+import type { StoragePorts } from "../../app/AppLayer.js"
 import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
-import { BASE_WALLET, TestApp } from "../support/app.js"
+import { BASE_WALLET, call, TestApp } from "../support/app.js"
 import { listed, WIDGET_URL } from "../support/flows.js"
 import { signInWithKey } from "../support/app.js"
 import { origin } from "../support/purchase.js"
@@ -76,6 +82,54 @@ await describePostgres("PostgreSQL statement timeout", () => {
 
         // The lock gone, the same app answers again.
         expect((yield* timedGet("/my/stores", key)).status).toBe(200)
+      }))
+  })
+})
+
+/** The failure the next `ListingStore.listByAccount` fails with (once), if any. */
+let nextFailure: StorageError | null = null
+
+const FailingStorage = Layer.effectContext(Effect.gen(function*() {
+  const ctx = yield* Effect.context<StoragePorts>()
+  const listings = Context.get(ctx, ListingStore)
+  return Context.add(ctx, ListingStore, {
+    ...listings,
+    listByAccount: (accountId, options) =>
+      Effect.suspend(() => {
+        const failure = nextFailure
+        nextFailure = null
+        return failure === null ? listings.listByAccount(accountId, options) : Effect.fail(failure)
+      })
+  })
+})).pipe(Layer.provide(StorageMemory))
+
+describe("A store's StorageError", () => {
+  layer(TestApp({ storage: FailingStorage }))((it) => {
+    it.effect("unavailable (the database did not answer) is 503 database_unavailable with Retry-After; any other is 500", () =>
+      Effect.gen(function*() {
+        const { key } = yield* signInWithKey("storage-errors@example.com")
+        expect((yield* call("GET", "/my/stores", { token: key })).status).toBe(200)
+
+        nextFailure = new StorageError({ unavailable: true, message: "Failed to execute statement" })
+        const unavailable = yield* call("GET", "/my/stores", { token: key })
+        expect({ status: unavailable.status, type: unavailable.headers["content-type"], code: unavailable.json?.code }).toEqual({
+          status: 503,
+          type: "application/problem+json",
+          code: "database_unavailable"
+        })
+        expect(unavailable.headers["retry-after"]).toBe("5")
+        expect(unavailable.json.retry_after_seconds).toBe(5)
+
+        nextFailure = new StorageError({ unavailable: false, message: "Failed to execute statement" })
+        const broken = yield* call("GET", "/my/stores", { token: key })
+        expect({ status: broken.status, code: broken.json?.code, retryAfter: broken.headers["retry-after"] }).toEqual({
+          status: 500,
+          code: "internal_error",
+          retryAfter: undefined
+        })
+
+        // The store answering again, so does the app.
+        expect((yield* call("GET", "/my/stores", { token: key })).status).toBe(200)
       }))
   })
 })
