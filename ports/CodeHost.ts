@@ -95,8 +95,9 @@ export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
     token: Option.Option<Redacted.Redacted<string>>
   ) => Stream.Stream<Uint8Array, CodeHostError>
   /**
-   * The digest of the archive of `commitSha`, when this host cut one before (see `archive`); none yet
-   * otherwise. Asks nothing of the code host.
+   * The digest of the archive of `commitSha`, when this host cut one before (see `archive`) or keeps one (the
+   * GitHub adapter's archives on disk, shared by the processes of one DATA_DIR and kept across restarts); none
+   * yet otherwise. Asks nothing of the code host.
    */
   readonly archiveDigest: (ref: RepoRef, commitSha: string) => Effect.Effect<Option.Option<ArchiveDigest>>
   /**

@@ -42,6 +42,15 @@ export class ArchiveDigests {
     return key === undefined ? undefined : this.known.get(key)
   }
 
+  /**
+   * Records the digest of a commit's archive learnt elsewhere (an archive kept on disk by another process, or
+   * before a restart): false, recording nothing, when another digest is already known for it.
+   */
+  learn(ref: RepoRef, commitSha: string, digest: ArchiveDigest): boolean {
+    const key = this.keyOf(ref, commitSha)
+    return key !== undefined && this.record(key, digest)
+  }
+
   private record(key: string, digest: ArchiveDigest): boolean {
     const before = this.known.get(key)
     if (before !== undefined) return before.sha256 === digest.sha256 && before.size === digest.size

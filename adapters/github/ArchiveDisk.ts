@@ -3,7 +3,7 @@ import { type FileHandle, mkdir, open, readdir, rename, stat, unlink, utimes } f
 import { join } from "node:path"
 import { Chunk, Effect, Option, Stream } from "effect"
 import type { RepoRef } from "../../model/Ids.js"
-import { CodeHostError } from "../../ports/CodeHost.js"
+import { type ArchiveDigest, CodeHostError } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
 const FULL_SHA = /^[0-9a-f]{40}$/i
@@ -13,6 +13,7 @@ const PART_SUFFIX = ".part"
 /** A partial file this old belongs to no download still running (one that crashed its process). */
 const ABANDONED_PART_MS = 24 * 60 * 60 * 1000
 const READ_CHUNK_BYTES = 64 * 1024
+const HASH_CHUNK_BYTES = 1024 * 1024
 
 /**
  * Archives of purchased commits, kept on disk (under `<DATA_DIR>/archives`) so that re-downloads by receipt,
@@ -63,6 +64,37 @@ export class ArchiveDisk {
       }),
       (handle) => handle === null ? this.keeping(file, path, download) : this.served(handle)
     ))
+  }
+
+  /**
+   * The SHA-256 and size of the kept archive of `ref` at `commitSha`, if one is kept: by this process or another
+   * sharing the directory, before a restart or after. The file is the very bytes a re-download serves. None when
+   * nothing is kept (or it cannot be read); the file's use time is left as it was.
+   */
+  digest(ref: RepoRef, commitSha: string): Effect.Effect<Option.Option<ArchiveDigest>> {
+    const file = this.fileOf(ref, commitSha)
+    if (file === undefined || this.maxBytes <= 0) return Effect.succeed(Option.none())
+    const path = join(this.dir, file + ARCHIVE_SUFFIX)
+    return Effect.promise(async () => {
+      const handle = await open(path, "r").catch(() => null)
+      if (handle === null) return Option.none()
+      try {
+        const hash = createHash("sha256")
+        const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES)
+        let size = 0
+        for (;;) {
+          const { bytesRead } = await handle.read(buffer, 0, HASH_CHUNK_BYTES, null)
+          if (bytesRead === 0) break
+          hash.update(buffer.subarray(0, bytesRead))
+          size += bytesRead
+        }
+        return Option.some({ sha256: hash.digest("hex"), size })
+      } catch {
+        return Option.none()
+      } finally {
+        await handle.close().catch(() => undefined)
+      }
+    })
   }
 
   /** A kept archive, read in chunks. */

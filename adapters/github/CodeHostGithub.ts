@@ -227,7 +227,14 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           archives.through(ref, commitSha, credentialKey(token), disk === null ? download : disk.through(ref, commitSha, download))
         )
       },
-      archiveDigest: (ref, commitSha) => Effect.sync(() => Option.fromNullable(digests.get(ref, commitSha))),
+      // Learnt from the first whole archive cut here, or from one kept on disk (by another process sharing
+      // DATA_DIR, or before a restart); then held in memory, so the 402's hot path reads the disk at most once.
+      archiveDigest: (ref, commitSha) =>
+        Effect.suspend(() => {
+          const known = digests.get(ref, commitSha)
+          if (known !== undefined || disk === null) return Effect.succeed(Option.fromNullable(known))
+          return Effect.map(disk.digest(ref, commitSha), Option.filter((d) => digests.learn(ref, commitSha, d)))
+        }),
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`
     }

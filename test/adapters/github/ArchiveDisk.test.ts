@@ -3,6 +3,7 @@
  * download per commit, whatever the credential; within ARCHIVE_CACHE_BYTES, least recently used first out;
  * only whole archives kept; named by a digest, never by the repository or a token.
  */
+import { createHash } from "node:crypto"
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -72,6 +73,26 @@ describe("CodeHostGithub: archives kept on disk", () => {
       expect(files.every((f) => /^[0-9a-f]{64}\.tar\.gz$/.test(f))).toBe(true)
       expect(statSync(join(dir, "archives")).mode & 0o777).toBe(0o700)
       expect(statSync(join(dir, "archives", files[0]!)).mode & 0o777).toBe(0o600)
+    }))
+
+  it.effect("another process sharing the DATA_DIR (or this one after a restart) knows the kept archive's digest without a download", () =>
+    Effect.gen(function*() {
+      const { dir, layer } = onDisk(10 * SIZE)
+      const first = yield* Effect.provide(read(publicRef, HEAD), layer)
+      const digest = { sha256: createHash("sha256").update(first).digest("hex"), size: first.length }
+      const calls = gh.calls.length
+      // A second adapter over the same directory: a cluster's other worker, or the server after a restart.
+      const other = githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(10 * SIZE) })
+      yield* Effect.provide(Effect.gen(function*() {
+        const host = yield* CodeHost
+        expect(yield* host.archiveDigest(new RepoRef({ owner: "Octo-Org", name: "Disk-Thing" }), HEAD)).toEqual(Option.some(digest))
+        expect(yield* host.archiveDigest(publicRef, HEAD.replace(/^0/, "9"))).toEqual(Option.none())
+        expect(yield* host.archiveDigest(publicRef, "main")).toEqual(Option.none())
+        expect(gh.calls.length).toBe(calls)
+        // The bytes it then serves are the kept ones, checked against that digest.
+        expect((yield* read(publicRef, HEAD)).equals(first)).toBe(true)
+      }), other)
+      expect(downloads()).toBe(1)
     }))
 
   it.live("within ARCHIVE_CACHE_BYTES: the least recently used archive is deleted to make room", () =>
