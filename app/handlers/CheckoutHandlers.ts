@@ -1,69 +1,21 @@
 import type { IncomingMessage } from "node:http"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Chunk, Effect, Either, Option, Schema, type Scope, Stream } from "effect"
-import {
-  GoodsUnavailable,
-  InvalidInput,
-  type PaymentRejected,
-  PaymentsUnavailable,
-  RateLimited,
-  type SettlementFailed
-} from "../../model/Errors.js"
-import { type Goods, Purchases, type Quote } from "../../usecases/Purchases.js"
-import { Redownloads, type SiwxChallenge } from "../../usecases/Redownloads.js"
-import {
-  CHECKOUT_EXTENSIONS,
-  decodePaymentHeader,
-  encodeHeader,
-  GOODS_MIME_TYPE,
-  paymentRequiredV1Body,
-  paymentRequiredV2,
-  paymentResponseHeader
-} from "../../codec/Wire.js"
-import { offersExtension, receiptExtension, reprDigest } from "../../codec/OfferReceipt.js"
+import { Chunk, Effect, Either, Option, type Scope, Stream } from "effect"
+import { InvalidInput, type PaymentRejected, PaymentsUnavailable, RateLimited, type SettlementFailed } from "../../model/Errors.js"
+import { type Goods, Purchases } from "../../usecases/Purchases.js"
+import { Redownloads } from "../../usecases/Redownloads.js"
+import { decodePaymentHeader, GOODS_MIME_TYPE, paymentResponseHeader } from "../../codec/Wire.js"
+import { receiptExtension, reprDigest } from "../../codec/OfferReceipt.js"
 import { Chains } from "../../ports/Chains.js"
 import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { RateLimiter } from "../../ports/RateLimiter.js"
 import { Api } from "../Api.js"
-import { problemResponse } from "../Guard.js"
-import { checkoutPageHtml, checkoutProblemPage } from "../pages/CheckoutPage.js"
-import * as P from "../Problem.js"
 import { prefersHtml } from "../pages/Negotiation.js"
 import { clientAddress } from "./ClientAddress.js"
-import { redownloadAnswers, SIWX_REQUEST_HEADER, withSiwx } from "./Redownload.js"
+import { failedSettlement, forBrowser, goodsUnavailable, makeOffer402 } from "./Offer402.js"
+import { redownloadAnswer, SIWX_REQUEST_HEADER } from "./Redownload.js"
 import { storageAsDefect } from "../Unavailable.js"
-
-/**
- * The 402: v2 requirements (with the payment-identifier declaration, the signed offers naming the pinned commit
- * and a Sign-In-With-X challenge) in `PAYMENT-REQUIRED`, the v1 object (with the signed offers) as the JSON body. A browser (HTML preferred, as the pages negotiate) gets
- * the checkout page as the body instead: same status, same headers, so x402 clients see no difference.
- */
-const challenge = (baseUrl: string) => (
-  quote: Quote,
-  siwx: SiwxChallenge,
-  error?: string,
-  extraHeaders: Record<string, string> = {},
-  detail?: string
-) =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const about = {
-      resource: quote.resource,
-      description: `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`,
-      error,
-      detail,
-      extensions: CHECKOUT_EXTENSIONS,
-      v1Extensions: offersExtension(quote.offers)
-    }
-    const headers = {
-      "payment-required": encodeHeader(withSiwx(paymentRequiredV2(quote.requirements, about), siwx)),
-      "cache-control": "no-store",
-      link: `<${quote.page}>; rel="describedby"`,
-      ...extraHeaders
-    }
-    if (prefersHtml(request.headers["accept"])) return checkoutPageHtml(quote, { error, detail, headers, baseUrl })
-    return HttpServerResponse.unsafeJson(paymentRequiredV1Body(quote.requirements, about), { status: 402, headers })
-  })
 
 /**
  * The platform ends a streamed response cleanly even when its stream fails after the headers went out, which
@@ -82,9 +34,6 @@ const abortOnFailure = (body: Goods["body"], request: HttpServerRequest.HttpServ
         // Not a Node request (the Lambda host buffers the body and turns a failure into an error answer).
       }
     })))
-
-/** How long a buyer told `goods_unavailable` is asked to wait when the code host named no time. */
-const GOODS_RETRY_AFTER_SECONDS = 30
 
 /**
  * The archive's first bytes, pulled before any header is committed: a code host that fails at once (a 5xx, a
@@ -108,28 +57,6 @@ const firstBytes = (body: Goods["body"]): Effect.Effect<Either.Either<Goods["bod
       }
     }
   })
-
-/**
- * A settled sale whose archive the code host could not give: 503 `goods_unavailable`, never a 200 with a cut
- * body or a closed socket. The sale stays settled; the answer carries what a 200 would (the receipt link in
- * the body and in `Link`, and for a purchase the settlement receipt), so the buyer knows the goods are owed.
- */
-const goodsUnavailable = (goods: Goods, e: CodeHostError, receiptHeader: { readonly name: string; readonly value: string } | null) => {
-  const retryAfterSeconds = e.retryAfterSeconds ?? GOODS_RETRY_AFTER_SECONDS
-  const problem = Schema.encodeSync(P.GoodsUnavailable)(
-    new GoodsUnavailable({
-      receipt: goods.receipt,
-      retryAfterSeconds,
-      detail: `This purchase is paid and recorded, but the code host could not deliver its archive just now (${e.reason === "rate_limited" ? "its rate limit was reached" : e.reason === "unavailable" ? "it did not answer" : "it refused the download"}). Nothing is lost: the receipt link (Link rel="receipt", and "receipt" here) downloads the same commit for 7 days after payment; try it after Retry-After.`
-    })
-  )
-  return problemResponse(problem, {
-    link: `<${goods.receipt}>; rel="receipt"`,
-    "cache-control": "no-store",
-    "retry-after": String(retryAfterSeconds),
-    ...(receiptHeader === null ? {} : { [receiptHeader.name.toLowerCase()]: receiptHeader.value })
-  })
-}
 
 /**
  * An archive response: the bytes, with the receipt link, the `Repr-Digest` of the bytes when known before they
@@ -162,40 +89,10 @@ const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerReques
     return HttpServerResponse.stream(abortOnFailure(started.right, request), options)
   })
 
-/** The problems an unpaid checkout request can end in, as the API encodes them. */
-const OFFER_PROBLEMS = {
-  NotFound: P.NotFound,
-  CheckoutGone: P.CheckoutGone,
-  NotSelling: P.NotSelling,
-  PaymentsUnavailable: P.PaymentsUnavailable,
-  RateLimited: P.RateLimited,
-  HostUnavailable: P.HostUnavailable
-} as const
-
-const decoder = new TextDecoder()
-
 /** Blockhash requests a client address may make a minute: a few per purchase, never a free RPC proxy. */
 export const SOLANA_BLOCKHASH_PER_MINUTE = 30
 
 const noStore = HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "cache-control", "no-store")))
-
-/**
- * A browser asking a checkout that cannot be paid gets the problem as a page (same status, same x402 headers);
- * x402 clients keep the problem+json. Anything unexpected is left to the guard, as for every route.
- */
-const forBrowser = <E extends { readonly _tag: string }, R>(answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  answer.pipe(
-    Effect.map((res) => {
-      if (res.status === 402 || res.body._tag !== "Uint8Array") return res
-      const problem = JSON.parse(decoder.decode(res.body.body)) as P.ProblemJson
-      const kept = Object.fromEntries(Object.entries(res.headers).filter(([k]) => k === "payment-required" || k === "cache-control"))
-      return checkoutProblemPage(problem, kept)
-    }),
-    Effect.catchIf(
-      (e): e is E => e._tag in OFFER_PROBLEMS,
-      (e) => Effect.succeed(checkoutProblemPage(Schema.encodeSync(OFFER_PROBLEMS[e._tag as keyof typeof OFFER_PROBLEMS] as unknown as Schema.Schema<P.ProblemJson, P.ProblemJson>)(e as never)))
-    )
-  )
 
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
@@ -219,7 +116,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
       return { blockhash: latest.value.blockhash, last_valid_block_height: latest.value.lastValidBlockHeight }
     })
     const redownloads = yield* storageAsDefect(Redownloads)
-    const { offer, redownload } = redownloadAnswers(purchases, redownloads, challenge(baseUrl), (goods, request) => delivery(goods, null, request))
+    const offer = makeOffer402(purchases, redownloads, baseUrl)
+    const redownload = redownloadAnswer(redownloads, offer, (goods, request) => delivery(goods, null, request))
 
     const checkout = (id: string, livemode: boolean) =>
       Effect.gen(function*() {
@@ -242,10 +140,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           Effect.catchTags({
             PaymentRejected: (e: PaymentRejected) => offer(id, livemode, e.reason, {}, e.detail),
             SettlementFailed: (e: SettlementFailed) => {
-              const failed = paymentResponseHeader(
-                { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason },
-                version
-              )
+              const failed = paymentResponseHeader(failedSettlement(e), version)
               return offer(id, livemode, e.reason, { [failed.name.toLowerCase()]: failed.value }, e.detail)
             }
           })

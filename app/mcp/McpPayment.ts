@@ -1,26 +1,21 @@
-import { Effect, Either, Option } from "effect"
-import { type CheckoutGone, InvalidInput, type NotSelling, type PaymentsUnavailable } from "../../model/Errors.js"
+import { Effect, Either } from "effect"
+import { InvalidInput } from "../../model/Errors.js"
 import { formatUsd } from "../../model/Money.js"
 import type { Settlement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import type { Purchases, Quote } from "../../usecases/Purchases.js"
-import type { Redownloads } from "../../usecases/Redownloads.js"
+import type { Redownloads, SiwxChallenge } from "../../usecases/Redownloads.js"
+import type { AtTheEdge } from "../Unavailable.js"
 import { BAZAAR_KEY, BUY_TOOL_DISCOVERY, serviceMetadata } from "../../codec/BazaarDiscovery.js"
-import { offersExtension } from "../../codec/OfferReceipt.js"
 import { siwxExtensions } from "../../codec/SiwxWire.js"
 import { CHECKOUT_EXTENSIONS, decodePaymentHeader, encodeHeader, paymentRequiredV2 } from "../../codec/Wire.js"
-import { withSiwx } from "../handlers/Redownload.js"
+import { checkoutProblem, makeOfferOf, offerTerms, type Unpayable, withSiwx } from "../handlers/Offer402.js"
 import { PAYMENT_META } from "./McpToolList.js"
-import { paymentRequiredResult, problemOf, problemResult, settlementObject } from "./McpResults.js"
-import type { AtTheEdge } from "../Unavailable.js"
+import { paymentRequiredResult, problemResult, settlementObject } from "./McpResults.js"
 
 /**
  * The x402 MCP transport's payment half (coinbase/x402 specs/transports-v2/mcp.md): the payment an agent puts
  * in `_meta["x402/payment"]`, and the payment-required answer with the checkout's current terms.
  */
-
-/** What the checkout sells, as its HTTP 402 describes it (the words match `CheckoutHandlers`' 402). */
-const descriptionOf = (quote: Quote): string =>
-  `${quote.listing.repo.slug}: the repository's default branch as a .tar.gz${quote.livemode ? "" : " (test: simulated money, no real bytes)"}`
 
 /**
  * The payment in `_meta["x402/payment"]`, read exactly as the HTTP checkout reads `PAYMENT-SIGNATURE` (x402
@@ -49,35 +44,23 @@ export interface OfferContext {
 const NO_PAYMENT = "payment_required"
 
 /**
- * The payment-required answer of a checkout: its current `accepts` (the HTTP 402's, live or test twin), the
- * `payment-identifier` declaration, the signed offers (`offer-receipt`), the Bazaar's `buy_repo` entry, the service metadata on the resource and a
- * Sign-In-With-X challenge, with the refusal's reason as
- * `error` when a payment was refused. A checkout that cannot be paid fails with its problem (410, 409, 503).
+ * The payment-required answer of a checkout (the offer of `Offer402`, as MCP renders it): its current `accepts`
+ * (the HTTP 402's, live or test twin), the `payment-identifier` declaration, the signed offers (`offer-receipt`),
+ * the Bazaar's `buy_repo` entry, the service metadata on the resource and a Sign-In-With-X challenge, with the
+ * refusal's reason as `error` when a payment was refused. A checkout that cannot be paid (voided, not selling,
+ * live payments off) still lets a wallet that paid for it re-download, as its HTTP answer does: its problem
+ * carries a Sign-In-With-X challenge for `redownload`; an unknown one fails with its problem (410, 409, 503).
  */
 export const makeOffer = (purchases: AtTheEdge<Purchases>, redownloads: AtTheEdge<Redownloads>) => {
-  type Unpayable = CheckoutGone | NotSelling | PaymentsUnavailable
-  /**
-   * A checkout that cannot be paid (voided, not selling, live payments off) still lets a wallet that paid for it
-   * re-download, as its HTTP answer does: the problem carries a Sign-In-With-X challenge for `redownload`.
-   */
-  const unpayable = (id: string, livemode: boolean) => (e: Unpayable) =>
-    Effect.flatMap(redownloads.challengeFor(id, livemode), Option.match({
-      onNone: () => Effect.fail(e),
-      onSome: (siwx) => Effect.succeed(problemResult(problemOf(e), { extensions: siwxExtensions(siwx) }))
-    }))
-
-  return (id: string, livemode: boolean, refused?: OfferContext) =>
-    Effect.gen(function*() {
-      const quote = yield* purchases.quote(id, livemode)
-      const siwx = yield* redownloads.challenge(quote.checkout, livemode)
+  const offerOf = makeOfferOf(purchases, redownloads)
+  const render = (livemode: boolean, refused: OfferContext | undefined) => (quote: Quote, siwx: SiwxChallenge) =>
+    Effect.sync(() => {
       const http402 = paymentRequiredV2(quote.requirements, {
-        resource: quote.resource,
-        description: descriptionOf(quote),
+        ...offerTerms(quote),
         error: refused?.reason ?? NO_PAYMENT,
         // The 402's declarations, with the Bazaar's MCP-tool entry for buy_repo in place of the checkout's, and
         // its signed offers (one per accepts entry) naming the commit and, once cut, the archive's digest.
-        extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY },
-        v1Extensions: offersExtension(quote.offers)
+        extensions: { ...CHECKOUT_EXTENSIONS, [BAZAAR_KEY]: BUY_TOOL_DISCOVERY }
       })
       const service = serviceMetadata(new URL(quote.resource).origin, quote.listing.language)
       const required = withSiwx({ ...http402, resource: { ...http402.resource, ...service } }, siwx)
@@ -86,7 +69,8 @@ export const makeOffer = (purchases: AtTheEdge<Purchases>, redownloads: AtTheEdg
         ? `Payment required: ${quote.listing.repo.slug}${price}${livemode ? "" : " (test twin, simulated money)"}. Sign one of the accepts with an x402 wallet and call buy_repo again with the same arguments and the payment in _meta["x402/payment"].`
         : `The payment was refused (${refused.reason}): ${refused.detail} Nothing was delivered; pay one of the current accepts to buy.`
       return paymentRequiredResult(required, explanation, refused?.settlement === undefined ? undefined : settlementObject(refused.settlement))
-    }).pipe(
-      Effect.catchTags({ CheckoutGone: unpayable(id, livemode), NotSelling: unpayable(id, livemode), PaymentsUnavailable: unpayable(id, livemode) })
-    )
+    })
+  const unpayable = (e: Unpayable, siwx: SiwxChallenge) => problemResult(checkoutProblem(e), { extensions: siwxExtensions(siwx) })
+
+  return (id: string, livemode: boolean, refused?: OfferContext) => offerOf(id, livemode, render(livemode, refused), unpayable)
 }

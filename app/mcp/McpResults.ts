@@ -1,12 +1,13 @@
-import { Chunk, Effect, Either, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
 import type * as E from "../../model/Errors.js"
 import { GoodsUnavailable } from "../../model/Errors.js"
 import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 import type { Goods } from "../../usecases/Purchases.js"
 import { receiptExtension } from "../../codec/OfferReceipt.js"
 import { GOODS_MIME_TYPE, paymentResponseHeader } from "../../codec/Wire.js"
+import { checkoutProblem, GOODS_RETRY_AFTER_SECONDS, isCheckoutFailure } from "../handlers/Offer402.js"
 import { type PageError, problemOf as pageProblemOf } from "../pages/ErrorPage.js"
-import * as P from "../Problem.js"
+import type * as P from "../Problem.js"
 import { MAX_EMBEDDED_BYTES, PAYMENT_RESPONSE_META } from "./McpToolList.js"
 
 /**
@@ -35,19 +36,11 @@ export type ToolError =
   | E.PaymentsUnavailable
   | E.SettlementPending
 
-/** A failure as the problem the HTTP API answers for it (same status, code, title and detail). */
-export const problemOf = (error: ToolError): P.ProblemJson => {
-  switch (error._tag) {
-    case "CheckoutGone": return Schema.encodeSync(P.CheckoutGone)(error)
-    case "NotSelling": return Schema.encodeSync(P.NotSelling)(error)
-    case "PaymentIdConflict": return Schema.encodeSync(P.PaymentIdConflict)(error)
-    case "ReceiptExpired": return Schema.encodeSync(P.ReceiptExpired)(error)
-    case "GoodsUnavailable": return Schema.encodeSync(P.GoodsUnavailable)(error)
-    case "PaymentsUnavailable": return Schema.encodeSync(P.PaymentsUnavailable)(error)
-    case "SettlementPending": return Schema.encodeSync(P.SettlementPending)(error)
-    default: return pageProblemOf(error)
-  }
-}
+/**
+ * A failure as the problem the HTTP API answers for it (same status, code, title and detail): a checkout's,
+ * a payment's or a re-download's from `Offer402`'s table, any other (a search's, a preview's) as pages answer it.
+ */
+export const problemOf = (error: ToolError): P.ProblemJson => isCheckoutFailure(error) ? checkoutProblem(error) : pageProblemOf(error)
 
 /**
  * A problem as a tool error: the problem object itself is the structured content, with `extra` fields beside
@@ -123,7 +116,7 @@ export const goodsResult = (goods: Goods, options: { readonly embed: boolean; re
       const e = archive.left
       const problem = problemOf(new GoodsUnavailable({
         receipt: goods.receipt,
-        retryAfterSeconds: e.retryAfterSeconds ?? 30,
+        retryAfterSeconds: e.retryAfterSeconds ?? GOODS_RETRY_AFTER_SECONDS,
         detail: "This purchase is paid and recorded, but the code host could not deliver its archive just now. Nothing is lost: the receipt link downloads the same commit for 7 days after payment; try it (or redownload) shortly."
       }))
       const failed = problemResult(problem)

@@ -10,6 +10,7 @@ import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { catalogPageView } from "../CatalogViews.js"
 import { catalogLimitsConfig, makeCatalogGate, publicSearchCost } from "../handlers/CatalogLimits.js"
 import { clientAddress } from "../handlers/ClientAddress.js"
+import { failedSettlement } from "../handlers/Offer402.js"
 import { publicPageCharge } from "../handlers/PageHandlers.js"
 import { repoPageView } from "../Views.js"
 import { BuyArgs, decodeArgs, GetRepoArgs, RedownloadArgs, SearchArgs } from "./McpToolList.js"
@@ -107,11 +108,7 @@ export const makeMcpTools = Effect.gen(function*() {
         Effect.catchTags({
           PaymentRejected: (e) => offer(id, livemode, { reason: e.reason, detail: e.detail }),
           SettlementFailed: (e) =>
-            offer(id, livemode, {
-              reason: e.reason,
-              detail: e.detail,
-              settlement: { success: false, transaction: null, network: e.network, payer: e.payer, errorReason: e.reason }
-            })
+            offer(id, livemode, { reason: e.reason, detail: e.detail, settlement: failedSettlement(e) })
         })
       )
     })
