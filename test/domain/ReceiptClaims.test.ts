@@ -8,7 +8,8 @@ import {
   receiptClaimsOf,
   receiptClaimsProblem,
   toBase64Url,
-  unixSeconds
+  unixSeconds,
+  updatesUntil
 } from "../../model/ReceiptClaims.js"
 import { AtomicAmount } from "../../model/Money.js"
 import { Sale } from "../../model/Sale.js"
@@ -121,6 +122,76 @@ describe("receipt claims", () => {
   })
 })
 
+describe("the update window (issue 30)", () => {
+  const DAY_MS = 24 * 60 * 60 * 1000
+
+  it("closes updatesDays whole days after settlement; none for a sale without updates or not settled", () => {
+    expect(updatesUntil(aSale({ updatesDays: 30 }))).toStrictEqual(new Date(SETTLED_AT.getTime() + 30 * DAY_MS))
+    expect(updatesUntil(aSale({ updatesDays: 1 }))).toStrictEqual(new Date("2026-01-03T03:04:05.678Z"))
+    expect(updatesUntil(aSale({ updatesDays: 3650 }))).toStrictEqual(new Date(SETTLED_AT.getTime() + 3650 * DAY_MS))
+    expect(updatesUntil(aSale({ updatesDays: 0 }))).toBeNull()
+    expect(updatesUntil(aSale())).toBeNull()
+    expect(updatesUntil(aSale({ updatesDays: 30, status: "pending", settledAt: null }))).toBeNull()
+  })
+
+  it("a receipt names when the window closes (unix seconds), and only when there is one", () => {
+    const withWindow = receiptClaimsOf(aSale({ updatesDays: 30 }), "https://market.example", DIGEST)!
+    expect(withWindow.updatesUntil).toBe(unixSeconds(new Date(SETTLED_AT.getTime() + 30 * DAY_MS)))
+    expect(withWindow.updatesUntil).toBe(1767323045 + 30 * 86400)
+    expect(withWindow).not.toHaveProperty("delivery")
+    expect(receiptClaimsProblem(withWindow)).toBeNull()
+    expect(Object.keys(claims())).not.toContain("updatesUntil")
+    expect(Object.keys(claims())).not.toContain("delivery")
+  })
+
+  it("an update delivery's receipt: the same payment, the update's commit, time and id, and the window", () => {
+    const NEWER = "fedcba9876543210fedcba9876543210fedcba98"
+    const at = new Date("2026-01-20T10:00:00.999Z")
+    const update = { id: "dlv_1", commitSha: NEWER, deliveredAt: at }
+    const other = { sha256: "cd".repeat(32), size: 456 }
+    const sale = aSale({ updatesDays: 30 })
+    expect(receiptClaimsOf(sale, "https://market.example", other, update)).toStrictEqual({
+      version: 1,
+      network: "eip155:8453",
+      resourceUrl: "https://market.example/checkout/chk_1",
+      payer: "0xBuyer",
+      issuedAt: 1768903200,
+      transaction: "0xtx",
+      asset: "0xUSDC",
+      amount: "750000",
+      payTo: "0xSeller",
+      sale: "sale_1",
+      listing: "lst_1",
+      repository: "octo/widget",
+      commit: NEWER,
+      archive: other,
+      deliveredAt: 1768903200,
+      livemode: true,
+      delivery: "dlv_1",
+      updatesUntil: 1767323045 + 30 * 86400
+    })
+    expect(receiptClaimsProblem(receiptClaimsOf(sale, "https://market.example", other, update))).toBeNull()
+    // Still none for a sale that is not settled, update or not.
+    expect(receiptClaimsOf(aSale({ status: "pending" }), "u", other, update)).toBeNull()
+  })
+
+  it("receipt claims with a delivery that is not a non-empty string, or an updatesUntil that is not unix seconds, are refused", () => {
+    const base = { ...claims(), delivery: "dlv_1", updatesUntil: 1 }
+    expect(receiptClaimsProblem(base)).toBeNull()
+    expect(receiptClaimsProblem({ ...base, updatesUntil: 0 })).toBeNull()
+    expect(receiptClaimsProblem({ ...base, delivery: undefined, updatesUntil: undefined })).toBeNull()
+    for (const delivery of ["", 1, null, true, {}]) {
+      expect(receiptClaimsProblem({ ...base, delivery }), String(delivery)).toBe("delivery is not a string")
+    }
+    for (const until of ["1", -1, 1.5, null, Number.MAX_SAFE_INTEGER + 1]) {
+      expect(receiptClaimsProblem({ ...base, updatesUntil: until }), String(until)).toBe("updatesUntil is not unix seconds")
+    }
+    // The fields before them are checked first.
+    expect(receiptClaimsProblem({ ...base, livemode: 1, delivery: "" })).toBe("livemode is not a boolean")
+    expect(receiptClaimsProblem({ ...base, delivery: "", updatesUntil: -1 })).toBe("delivery is not a string")
+  })
+})
+
 describe("offer claims", () => {
   it("are the requirement's terms, the checkout paid, and what it buys", () => {
     const requirement = {
@@ -137,7 +208,7 @@ describe("offer claims", () => {
       description: "d",
       extra: {}
     } satisfies PaymentRequirement
-    expect(offerClaimsOf(requirement, { listing: "lst_1", repository: "octo/widget" }, { commit: COMMIT, archive: DIGEST }, 42)).toEqual({
+    expect(offerClaimsOf(requirement, { listing: "lst_1", repository: "octo/widget", updatesDays: 30 }, { commit: COMMIT, archive: DIGEST }, 42)).toEqual({
       version: 1,
       resourceUrl: "https://market.example/checkout/chk_1/test",
       scheme: "exact",
@@ -150,7 +221,8 @@ describe("offer claims", () => {
       repository: "octo/widget",
       commit: COMMIT,
       archive: DIGEST,
-      livemode: false
+      livemode: false,
+      updatesDays: 30
     })
   })
 })
