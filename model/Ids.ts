@@ -24,6 +24,10 @@ export type SessionId = typeof SessionId.Type
 export const SaleId = Schema.String.pipe(Schema.brand("SaleId"))
 /** A sale's id (`sale_…`). */
 export type SaleId = typeof SaleId.Type
+/** Schema of an update delivery's id (`dlv_…`): a newer commit delivered for a sale within its update window. */
+export const DeliveryId = Schema.String.pipe(Schema.brand("DeliveryId"))
+/** An update delivery's id (`dlv_…`). */
+export type DeliveryId = typeof DeliveryId.Type
 /** Schema of a webhook event's id (`evt_…`). */
 export const EventId = Schema.String.pipe(Schema.brand("EventId"))
 /** A webhook event's id (`evt_…`). */
@@ -37,6 +41,7 @@ export const IdPrefix = {
   apiKey: "key_",
   session: "ses_",
   sale: "sale_",
+  delivery: "dlv_",
   event: "evt_"
 } as const
 

@@ -45,5 +45,11 @@ export class Sale extends Schema.Class<Sale>("Sale")({
    * The last moment the payment can still settle on its chain (EVM: the authorization's `validBefore`). An
    * unsettled payment past it never settles: a sale whose settle outcome was unknown is then final, failed.
    */
-  settleBy: Schema.optionalWith(Schema.NullOr(Schema.DateFromSelf), { default: () => null })
+  settleBy: Schema.optionalWith(Schema.NullOr(Schema.DateFromSelf), { default: () => null }),
+  /**
+   * The update window this purchase was sold with: for that many days after settlement the buyer may fetch the
+   * listing's current commit again without paying (a new signed delivery). Copied from the listing when the
+   * sale is recorded, so a seller who shortens the window later takes nothing from earlier buyers. 0 = none.
+   */
+  updatesDays: Schema.optionalWith(Schema.Int, { default: () => 0 })
 }) {}

@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AccountId, ListingId, SaleId } from "../model/Ids.js"
+import type { Delivery } from "../model/Delivery.js"
+import type { AccountId, DeliveryId, ListingId, SaleId } from "../model/Ids.js"
 import type { Sale, SaleStatus } from "../model/Sale.js"
 import type { Chain } from "../model/Wallet.js"
 import type { WebhookEvent } from "../model/WebhookEvent.js"
@@ -91,4 +92,14 @@ export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger,
   ) => Effect.Effect<SalePage, StorageError>
   /** Settled money per chain and mode: the dashboard's totals. */
   readonly settledTotals: (accountId: AccountId) => Effect.Effect<ReadonlyArray<SaleTotal>, StorageError>
+  /**
+   * Records an update delivery (a newer commit delivered for a settled sale within its update window), or
+   * returns the delivery already recorded for the same sale and commit: one per (sale, commit), enforced by the
+   * store, so concurrent requests for the same update record it once and answer the same receipt.
+   */
+  readonly recordDelivery: (delivery: Delivery) => Effect.Effect<{ readonly delivery: Delivery; readonly created: boolean }, StorageError>
+  /** An update delivery by its id. */
+  readonly findDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<Delivery>, StorageError>
+  /** The update deliveries of these sales, oldest first per sale (the dashboard's "updates delivered"). */
+  readonly listDeliveries: (saleIds: ReadonlyArray<SaleId>) => Effect.Effect<ReadonlyArray<Delivery>, StorageError>
 }>() {}

@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
-import type { SaleId } from "../../model/Ids.js"
+import type { Delivery } from "../../model/Delivery.js"
+import type { DeliveryId, SaleId } from "../../model/Ids.js"
 import { Sale } from "../../model/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 import { OutboxEvents } from "./OutboxMemory.js"
@@ -13,7 +14,23 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
   const events = yield* OutboxEvents
   const sales = new Map<SaleId, Sale>()
   const byKey = new Map<string, SaleId>()
+  const deliveries = new Map<DeliveryId, Delivery>()
   return {
+    recordDelivery: (delivery) =>
+      Effect.sync(() => {
+        if (!sales.has(delivery.saleId)) throw new Error(`recordDelivery: no sale ${delivery.saleId}`)
+        const same = [...deliveries.values()].find((d) => d.saleId === delivery.saleId && d.commitSha === delivery.commitSha)
+        if (same !== undefined) return { delivery: same, created: false }
+        deliveries.set(delivery.id, delivery)
+        return { delivery, created: true }
+      }),
+    findDelivery: (id) => Effect.sync(() => Option.fromNullable(deliveries.get(id))),
+    listDeliveries: (saleIds) =>
+      Effect.sync(() =>
+        [...deliveries.values()]
+          .filter((d) => saleIds.includes(d.saleId))
+          .sort((a, b) => (a.saleId < b.saleId ? -1 : a.saleId > b.saleId ? 1 : a.deliveredAt.getTime() - b.deliveredAt.getTime()))
+      ),
     recordPending: (sale) =>
       Effect.sync(() => {
         const existing = byKey.get(sale.paymentKey)

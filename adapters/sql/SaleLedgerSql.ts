@@ -8,6 +8,7 @@ import { SaleLedger } from "../../ports/SaleLedger.js"
 import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow, saleToRow } from "./SaleRow.js"
 import { webhookEventToRow } from "./WebhookEventRow.js"
 import { orStorageError } from "./StorageErrors.js"
+import { makeDeliveriesSql } from "./DeliveriesSql.js"
 
 /** The SaleLedger on PostgreSQL (or PGlite); one sale per payment key, enforced by a unique constraint. */
 export const SaleLedgerSql = Layer.effect(
@@ -125,6 +126,7 @@ export const SaleLedgerSql = Layer.effect(
     }
 
     return {
+      ...makeDeliveriesSql(sql),
       recordPending,
       markFailed: (id, reason) => markFailed(id, reason).pipe(orStorageError),
       settle: (sale, event) => settle(sale, event).pipe(Effect.map((rows) => rows.length === 1), orStorageError),

@@ -25,7 +25,8 @@ export const SaleRow = Schema.Struct({
   created_at: TimestampColumn,
   settled_at: Schema.NullOr(TimestampColumn),
   payment_id_digest: Schema.NullOr(Schema.String),
-  settle_by: Schema.NullOr(TimestampColumn)
+  settle_by: Schema.NullOr(TimestampColumn),
+  updates_days: Schema.Int
 })
 
 /**
@@ -54,7 +55,8 @@ export const saleToRow = (sale: Sale | typeof Sale.Encoded): typeof SaleRow.Type
   created_at: sale.createdAt,
   settled_at: sale.settledAt,
   payment_id_digest: sale.paymentIdDigest ?? null,
-  settle_by: sale.settleBy ?? null
+  settle_by: sale.settleBy ?? null,
+  updates_days: sale.updatesDays ?? 0
 })
 
 export const SaleFromRow = Schema.transform(SaleRow, Sale, {
@@ -80,7 +82,8 @@ export const SaleFromRow = Schema.transform(SaleRow, Sale, {
     createdAt: row.created_at,
     settledAt: row.settled_at,
     paymentIdDigest: row.payment_id_digest,
-    settleBy: row.settle_by
+    settleBy: row.settle_by,
+    updatesDays: row.updates_days
   }),
   encode: saleToRow
 })

@@ -12,6 +12,7 @@ import type { Storage } from "../Storage.js"
 import { AccountStoreContract } from "./AccountStore.contract.js"
 import type { Backend, ContractIt } from "./Backend.js"
 import { CredentialStoreContract } from "./CredentialStore.contract.js"
+import { SaleLedgerDeliveriesContract } from "./Deliveries.contract.js"
 import { ListingCatalogContract } from "./ListingCatalog.contract.js"
 import { ListingStoreContract } from "./ListingStore.contract.js"
 import { OutboxContract } from "./Outbox.contract.js"
@@ -48,6 +49,7 @@ export const runStorageContracts = <E>(backend: Backend, storage: Layer.Layer<St
     AccountStoreContract(it, backend)
     CredentialStoreContract(it, backend)
     SaleLedgerContract(it, backend)
+    SaleLedgerDeliveriesContract(it, backend)
     OutboxContract(it, backend)
     TransactorContract(it, backend)
     SingleUseContract(it, backend)
@@ -71,7 +73,10 @@ export const runCredentialStoreContract = <E>(backend: Backend, storage: Layer.L
 
 /** Registers the SaleLedger contract alone (settling queues into the Outbox, so it needs both). */
 export const runSaleLedgerContract = <E>(backend: Backend, storage: Layer.Layer<SaleLedger | Outbox, E>): void =>
-  block(`SaleLedger contract [${backend.name}]`, storage, (it) => SaleLedgerContract(it, backend))
+  block(`SaleLedger contract [${backend.name}]`, storage, (it) => {
+    SaleLedgerContract(it, backend)
+    SaleLedgerDeliveriesContract(it, backend)
+  })
 
 /** Registers the Outbox contract alone (with the Transactor its claims run in). */
 export const runOutboxContract = <E>(backend: Backend, storage: Layer.Layer<Outbox | Transactor, E>): void =>
