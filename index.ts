@@ -48,6 +48,8 @@ export {
   PaymentIdConflict,
   SettlementFailed,
   ReceiptExpired,
+  UpdateRefusal,
+  UpdateRefused,
   HostRefusal,
   HostRefused,
   RateLimited,
@@ -68,6 +70,7 @@ export {
   ApiKeyId,
   SessionId,
   SaleId,
+  DeliveryId,
   EventId,
   IdPrefix,
   RepoRef,
@@ -96,10 +99,14 @@ export {
   isArchiveDigest,
   receiptClaimsProblem,
   echoedCommit,
+  echoedUpdatesDays,
   offerClaimsOf,
-  receiptClaimsOf
+  receiptClaimsOf,
+  updatesUntil,
+  type DeliveredUpdate
 } from "./model/ReceiptClaims.js"
 export { SaleStatus, Sale } from "./model/Sale.js"
+export { Delivery } from "./model/Delivery.js"
 export { Chain, CHAINS, walletField, Address, Wallets, noWallets, chainsOf, type ChainFacts } from "./model/Wallet.js"
 export {
   DeliveryStatus,

@@ -175,6 +175,19 @@ export const ReceiptExpired = asProblem(E.ReceiptExpired, {
   extra: (e) => ({ page: e.page }),
   fromProblem: (p) => new E.ReceiptExpired({ detail: p.detail, page: p.page ?? "" })
 })
+/** 403 whose code is the reason; `receipt` is the purchased commit's own link, which the refusal leaves as it was. */
+export const UpdateRefused = asProblem(E.UpdateRefused, {
+  status: 403,
+  code: (e) => e.reason,
+  title: "Newer commits are not part of this purchase",
+  extra: (e) => ({ reason: e.reason, receipt: e.receipt }),
+  fromProblem: (p) =>
+    new E.UpdateRefused({
+      detail: p.detail,
+      reason: p.code === "updates_not_included" || p.code === "listing_taken_down" ? p.code : "updates_window_closed",
+      receipt: p.receipt ?? ""
+    })
+})
 export const SearchUnavailable = asProblem(E.SearchUnavailable, {
   status: 503,
   code: (e) => e.reason,

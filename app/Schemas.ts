@@ -223,6 +223,13 @@ export const SaleView = Schema.Struct({
   transaction: Schema.NullOr(Schema.String),
   settled_at: Schema.String,
   livemode: Schema.Boolean,
+  commit: Schema.NullOr(Schema.String).annotations({ description: "The commit the sale bought (null for a sale made before commits were pinned)" }),
+  updates_days: Schema.Int.annotations({ description: "The update window the sale was sold with, in days after settlement (0: none)" }),
+  updates: Schema.Array(Schema.Struct({
+    id: Schema.String.annotations({ description: "The update delivery's id (dlv_…), named by its signed receipt" }),
+    commit: Schema.String,
+    delivered_at: Schema.String
+  })).annotations({ description: "The newer commits delivered to the buyer within the window, oldest first: one per commit" }),
   webhook: Schema.Struct({
     status: Schema.Literal("none", "pending", "delivered", "failed", "cancelled"),
     attempts: Schema.Int,
@@ -245,3 +252,10 @@ export const SalesPage = Schema.Struct({
 export const Redelivery = Schema.Struct({ event_id: Schema.String, status: Schema.Literal("pending") })
 export const SalePath = Schema.Struct({ id: segment(64) })
 export const DownloadPath = Schema.Struct({ token: segment(200) })
+
+/** A checkout's query: `updates=latest` asks a re-download (by wallet proof or the buyer's id) for the listing's current commit. */
+export const CheckoutQuery = Schema.Struct({
+  updates: Schema.optional(Schema.Literal("latest").annotations({
+    description: "With SIGN-IN-WITH-X, or a retry of the buyer's payment with its payment-identifier id: the listing's current commit within the purchase's update window (a new signed delivery) instead of the commit paid for; 403 with the reason past it."
+  }))
+})

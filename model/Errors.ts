@@ -88,6 +88,22 @@ export class ReceiptExpired extends Schema.TaggedError<ReceiptExpired>()("Receip
   detail: Schema.String
 }) {}
 
+/** Why a buyer's request for the listing's current commit was refused (`UpdateRefused`). */
+export const UpdateRefusal = Schema.Literal("updates_not_included", "updates_window_closed", "listing_taken_down")
+/** One of `UpdateRefusal`'s reasons. */
+export type UpdateRefusal = typeof UpdateRefusal.Type
+
+/**
+ * A request for the listing's current commit after a purchase, refused (403): the purchase came with no
+ * updates, its window has closed, or the listing was taken down. The buyer keeps what it bought: `receipt` is
+ * the purchased commit's own download link.
+ */
+export class UpdateRefused extends Schema.TaggedError<UpdateRefused>()("UpdateRefused", {
+  reason: UpdateRefusal,
+  receipt: Schema.String,
+  detail: Schema.String
+}) {}
+
 /** Why the code host refused a listing. */
 export const HostRefusal = Schema.Literal("repo_not_found", "private_repo_needs_token", "token_rejected", "token_lacks_access")
 /** One of `HostRefusal`'s reasons. */

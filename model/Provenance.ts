@@ -1,4 +1,4 @@
-import type { ArchiveDigest } from "./ReceiptClaims.js"
+import type { ArchiveDigest, DeliveredUpdate } from "./ReceiptClaims.js"
 import type { Sale } from "./Sale.js"
 
 /**
@@ -41,11 +41,19 @@ export interface DeliveryStatement {
     readonly livemode: boolean
     /** The payment the sale was settled with. */
     readonly payment: { readonly network: string; readonly transaction: string; readonly payer: string; readonly amount: string; readonly asset: string; readonly payTo: string }
+    /** The update delivery's id (`dlv_…`) when the archive is a newer commit delivered within the sale's update window. */
+    readonly delivery?: string
   }
 }
 
-/** The statement of a settled sale's delivered archive; null for a sale not settled or without a pinned commit. */
-export const deliveryStatementOf = (sale: Sale, archive: ArchiveDigest, filename: string, repositoryUrl: string): DeliveryStatement | null => {
+/** The statement of a settled sale's delivered archive (or of its update delivery `update`); null for a sale not settled or without a pinned commit. */
+export const deliveryStatementOf = (
+  sale: Sale,
+  archive: ArchiveDigest,
+  filename: string,
+  repositoryUrl: string,
+  update?: DeliveredUpdate
+): DeliveryStatement | null => {
   if (sale.status !== "settled" || sale.settledAt === null || sale.commitSha === null || sale.transaction === null) return null
   return {
     _type: IN_TOTO_STATEMENT_TYPE,
@@ -53,13 +61,14 @@ export const deliveryStatementOf = (sale: Sale, archive: ArchiveDigest, filename
     predicateType: DELIVERY_PREDICATE_TYPE,
     predicate: {
       repository: repositoryUrl,
-      commit: sale.commitSha,
+      commit: update?.commitSha ?? sale.commitSha,
       listing: sale.listingId,
       sale: sale.id,
       size: archive.size,
-      deliveredAt: sale.settledAt.toISOString(),
+      deliveredAt: (update?.deliveredAt ?? sale.settledAt).toISOString(),
       livemode: sale.livemode,
-      payment: { network: sale.network, transaction: sale.transaction, payer: sale.payer, amount: sale.amount.toString(), asset: sale.asset, payTo: sale.payTo }
+      payment: { network: sale.network, transaction: sale.transaction, payer: sale.payer, amount: sale.amount.toString(), asset: sale.asset, payTo: sale.payTo },
+      ...(update === undefined ? {} : { delivery: update.id })
     }
   }
 }

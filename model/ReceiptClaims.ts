@@ -7,8 +7,11 @@
  */
 
 import { checkoutPath, testCheckoutPath } from "./Checkout.js"
+import { parseJws } from "./Jws.js"
 import type { PaymentRequirement } from "./Payment.js"
 import type { Sale } from "./Sale.js"
+
+export { fromBase64Url, parseJws, toBase64Url } from "./Jws.js"
 
 /** The extension's payload version these claims follow. */
 export const OFFER_RECEIPT_VERSION = 1
@@ -57,6 +60,11 @@ export interface OfferClaims {
   readonly archive: ArchiveDigest | null
   /** False for the test twin (simulated money). */
   readonly livemode: boolean
+  /**
+   * Days after settlement during which the buyer may fetch the listing's newer commits without paying again
+   * (0: none): the window a payment against this offer buys.
+   */
+  readonly updatesDays: number
 }
 
 /** The claims of a signed receipt: one payment bound to what was delivered for it, and when. */
@@ -93,6 +101,14 @@ export interface ReceiptClaims {
   readonly deliveredAt: number
   /** False for the test twin (simulated money; the archive is the twin's manifest, not the repository). */
   readonly livemode: boolean
+  /**
+   * The update delivery's id (`dlv_…`) when this receipt is for a newer commit delivered within the sale's update
+   * window rather than for the purchase itself: then `commit`, `archive`, `deliveredAt` and `issuedAt` are the
+   * update's, and the payment fields still the one payment that bought the window.
+   */
+  readonly delivery?: string
+  /** Unix seconds the sale's update window closes; absent when the purchase came with no updates. */
+  readonly updatesUntil?: number
 }
 
 const HEX_64 = /^[0-9a-f]{64}$/
@@ -126,52 +142,31 @@ export const receiptClaimsProblem = (value: unknown): string | null => {
   if (!isSeconds(value["issuedAt"])) return "issuedAt is not unix seconds"
   if (!isSeconds(value["deliveredAt"])) return "deliveredAt is not unix seconds"
   if (typeof value["livemode"] !== "boolean") return "livemode is not a boolean"
+  if (value["delivery"] !== undefined && !isText(value["delivery"])) return "delivery is not a string"
+  if (value["updatesUntil"] !== undefined && !isSeconds(value["updatesUntil"])) return "updatesUntil is not unix seconds"
   return null
 }
 
 /** Unix seconds of a date. */
 export const unixSeconds = (at: Date): number => Math.floor(at.getTime() / 1000)
 
-/** base64url (no padding) → bytes; null when it is not base64url. Browser-safe (no Buffer). */
-export const fromBase64Url = (text: string): Uint8Array | null => {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null
-  const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4)
-  const binary = atob(padded)
-  const bytes = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-  return bytes
-}
-
-/** bytes → base64url without padding. Browser-safe (no Buffer). */
-export const toBase64Url = (bytes: Uint8Array): string => {
-  let binary = ""
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/** The three parts of a JWS compact serialization, decoded (header and payload as JSON); null if malformed. */
-export const parseJws = (jws: string): {
-  readonly header: Record<string, unknown>
-  readonly payload: unknown
-  readonly signingInput: string
-  readonly signature: Uint8Array
-} | null => {
-  const parts = jws.split(".")
-  if (parts.length !== 3) return null
-  const [h, p, s] = parts as [string, string, string]
-  const header = fromBase64Url(h)
-  const payload = fromBase64Url(p)
-  const signature = fromBase64Url(s)
-  if (header === null || payload === null || signature === null) return null
-  try {
-    const parsedHeader: unknown = JSON.parse(utf8.decode(header))
-    if (!isRecord(parsedHeader)) return null
-    return { header: parsedHeader, payload: JSON.parse(utf8.decode(payload)), signingInput: `${h}.${p}`, signature }
-  } catch {
-    return null
+/**
+ * The claims of the offer for `network` a v2 payment echoes (`extensions["offer-receipt"].info.offers`, the first
+ * JWS offer for that network naming a commit): `absent` without an offer-receipt extension, null when none is
+ * readable. Signatures are not checked: what is read is only compared with what the checkout sells now.
+ */
+const echoedOffer = (raw: unknown, network: string): Record<string, unknown> | null | "absent" => {
+  const extensions = isRecord(raw) ? raw["extensions"] : undefined
+  const extension = isRecord(extensions) ? extensions["offer-receipt"] : undefined
+  if (extension === undefined) return "absent"
+  const info = isRecord(extension) ? extension["info"] : undefined
+  const offers = isRecord(info) && Array.isArray(info["offers"]) ? info["offers"] : []
+  for (const offer of offers) {
+    if (!isRecord(offer) || offer["format"] !== "jws" || typeof offer["signature"] !== "string") continue
+    const claims = parseJws(offer["signature"])?.payload
+    if (isRecord(claims) && claims["network"] === network && typeof claims["commit"] === "string") return claims
   }
+  return null
 }
 
 /**
@@ -185,26 +180,26 @@ export const echoedCommit = (
   raw: unknown,
   network: string
 ): { readonly _tag: "absent" } | { readonly _tag: "unreadable" } | { readonly _tag: "names"; readonly commit: string } => {
-  const extensions = isRecord(raw) ? raw["extensions"] : undefined
-  const extension = isRecord(extensions) ? extensions["offer-receipt"] : undefined
-  if (extension === undefined) return { _tag: "absent" }
-  const info = isRecord(extension) ? extension["info"] : undefined
-  const offers = isRecord(info) && Array.isArray(info["offers"]) ? info["offers"] : []
-  for (const offer of offers) {
-    if (!isRecord(offer) || offer["format"] !== "jws" || typeof offer["signature"] !== "string") continue
-    const parsed = parseJws(offer["signature"])
-    const claims = parsed?.payload
-    if (isRecord(claims) && claims["network"] === network && typeof claims["commit"] === "string") {
-      return { _tag: "names", commit: claims["commit"] }
-    }
-  }
-  return { _tag: "unreadable" }
+  const claims = echoedOffer(raw, network)
+  if (claims === "absent") return { _tag: "absent" }
+  return claims === null ? { _tag: "unreadable" } : { _tag: "names", commit: claims["commit"] as string }
+}
+
+/**
+ * The update window (`updatesDays`) the echoed offer for `network` names, or null when the payment echoes none
+ * that names one (an offer signed before windows existed, x402 v1). Unchecked, like `echoedCommit`: compared
+ * with the listing's window now, so a forged echo can only get its own payment refused.
+ */
+export const echoedUpdatesDays = (raw: unknown, network: string): number | null => {
+  const claims = echoedOffer(raw, network)
+  const days = claims === "absent" || claims === null ? undefined : claims["updatesDays"]
+  return typeof days === "number" && Number.isSafeInteger(days) ? days : null
 }
 
 /** The signed offer of one payment option of a 402: its terms and what paying it buys, valid until `validUntil`. */
 export const offerClaimsOf = (
   requirement: PaymentRequirement,
-  sold: { readonly listing: string; readonly repository: string },
+  sold: { readonly listing: string; readonly repository: string; readonly updatesDays: number },
   pin: Pin,
   validUntil: number
 ): OfferClaims => ({
@@ -220,18 +215,42 @@ export const offerClaimsOf = (
   repository: sold.repository,
   commit: pin.commit,
   archive: pin.archive,
-  livemode: requirement.livemode
+  livemode: requirement.livemode,
+  updatesDays: sold.updatesDays
 })
+
+/** What an update delivery adds to a sale's receipt: its id, the commit it delivered and when. */
+export interface DeliveredUpdate {
+  /** `dlv_…`. */
+  readonly id: string
+  /** The newer commit delivered. */
+  readonly commitSha: string
+  /** When it was delivered. */
+  readonly deliveredAt: Date
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** When a settled sale's update window closes; null when it came with none (`updatesDays` 0) or is not settled. */
+export const updatesUntil = (sale: Sale): Date | null =>
+  sale.updatesDays > 0 && sale.settledAt !== null ? new Date(sale.settledAt.getTime() + sale.updatesDays * DAY_MS) : null
 
 /**
  * The receipt of a settled sale: its payment (network, transaction, payer, amount, asset, payTo, and the
  * checkout paid under `baseUrl`), what it bought (listing, repository, commit, archive) and when the goods were
  * released (its settlement). The same sale and archive always make the same claims, so a re-download carries
- * the same receipt. None for a sale not settled, or recorded before commits were pinned.
+ * the same receipt. With `update`, the receipt of that update delivery instead: the same payment, the update's
+ * commit, archive and time, and its id. None for a sale not settled, or recorded before commits were pinned.
  */
-export const receiptClaimsOf = (sale: Sale, baseUrl: string, archive: ArchiveDigest | null): ReceiptClaims | null => {
+export const receiptClaimsOf = (
+  sale: Sale,
+  baseUrl: string,
+  archive: ArchiveDigest | null,
+  update?: DeliveredUpdate
+): ReceiptClaims | null => {
   if (sale.status !== "settled" || sale.settledAt === null || sale.commitSha === null || sale.transaction === null) return null
-  const at = unixSeconds(sale.settledAt)
+  const at = unixSeconds(update?.deliveredAt ?? sale.settledAt)
+  const until = updatesUntil(sale)
   return {
     version: OFFER_RECEIPT_VERSION,
     network: sale.network,
@@ -245,9 +264,11 @@ export const receiptClaimsOf = (sale: Sale, baseUrl: string, archive: ArchiveDig
     sale: sale.id,
     listing: sale.listingId,
     repository: sale.repo,
-    commit: sale.commitSha,
+    commit: update?.commitSha ?? sale.commitSha,
     archive,
     deliveredAt: at,
-    livemode: sale.livemode
+    livemode: sale.livemode,
+    ...(update === undefined ? {} : { delivery: update.id }),
+    ...(until === null ? {} : { updatesUntil: unixSeconds(until) })
   }
 }

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { Principal } from "../model/Credentials.js"
+import type { Delivery } from "../model/Delivery.js"
 import { InvalidInput } from "../model/Errors.js"
 import type { Sale } from "../model/Sale.js"
 import { latestEvent, type WebhookEvent } from "../model/WebhookEvent.js"
@@ -17,6 +18,8 @@ export interface LedgerRow {
   readonly sale: Sale
   /** The latest `sale.settled` event for it; null when no webhook was set when it settled. */
   readonly webhook: WebhookEvent | null
+  /** The newer commits delivered for it within its update window, oldest first. */
+  readonly updates: ReadonlyArray<Delivery>
 }
 
 /** One page of the seller's ledger. */
@@ -29,7 +32,10 @@ export interface LedgerPage {
   readonly totals: ReadonlyArray<SaleTotal>
 }
 
-/** The seller's ledger of record: every settled sale, newest first, with what its webhook did. */
+/**
+ * The seller's ledger of record: every settled sale, newest first, with what its webhook did and the updates
+ * delivered for it after purchase.
+ */
 export class Dashboard extends Effect.Service<Dashboard>()("repomarket/Dashboard", {
   effect: Effect.gen(function*() {
     const ledger = yield* SaleLedger
@@ -52,10 +58,12 @@ export class Dashboard extends Effect.Service<Dashboard>()("repomarket/Dashboard
         ...(options.livemode === undefined ? {} : { livemode: options.livemode }),
         ...(options.cursor === undefined ? {} : { cursor: options.cursor })
       })
+      const updates = yield* ledger.listDeliveries(page.sales.filter((sale) => sale.updatesDays > 0).map((sale) => sale.id))
       const rows = yield* Effect.forEach(page.sales, (sale) =>
         Effect.map(outbox.findBySale(sale.id), (events): LedgerRow => ({
           sale,
-          webhook: latestEvent(events)
+          webhook: latestEvent(events),
+          updates: updates.filter((d) => d.saleId === sale.id)
         })), { concurrency: 8 })
       const totals = yield* ledger.settledTotals(principal.accountId)
       return { rows, nextCursor: page.nextCursor, totals } satisfies LedgerPage

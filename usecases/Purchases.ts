@@ -1,6 +1,6 @@
-import { Effect, Option } from "effect"
-import { NotFound, ReceiptExpired } from "../model/Errors.js"
-import { parseReceipt, receiptExpired } from "../model/rules/Receipt.js"
+import { Effect } from "effect"
+import { ReceiptExpired } from "../model/Errors.js"
+import { receiptExpired } from "../model/rules/Receipt.js"
 import { HostTokens } from "./HostTokens.js"
 import { purchaseDeps } from "./purchases/Deps.js"
 import { makeGoods } from "./purchases/Goods.js"
@@ -8,9 +8,11 @@ import { makePay } from "./purchases/Pay.js"
 import { makeProvenance } from "./purchases/Provenance.js"
 import { makeQuoting } from "./purchases/Quote.js"
 import { makeRecovery } from "./purchases/Recovery.js"
+import { makeUpdates } from "./purchases/Updates.js"
 import { now } from "../model/rules/Tokens.js"
 
 export type { Goods, Quote } from "./purchases/Types.js"
+export type { Receipted } from "./purchases/Updates.js"
 export { PAYMENT_ATTEMPTS_PER_MINUTE } from "./purchases/Pay.js"
 
 /**
@@ -24,31 +26,38 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
     const deps = yield* purchaseDeps
     const quoting = makeQuoting(deps)
     const goods = makeGoods(deps)
-    const recovery = makeRecovery(deps, goods)
+    const updates = makeUpdates(deps, goods)
+    const recovery = makeRecovery(deps, goods, updates)
     const pay = makePay(deps, quoting, goods, recovery)
     const goodsOf = goods.goodsOf
-    const provenance = makeProvenance(deps, goods)
+    const provenance = makeProvenance(deps, goods, updates)
 
-    /** `GET /downloads/<token>`: the same commit again, for 7 days after settlement. */
+    /**
+     * `GET /downloads/<token>`: the same commit again, for 7 days after settlement (an update delivery's token:
+     * that update's commit, for 7 days after it was delivered).
+     */
     const download = Effect.fn("Purchases.download")(function*(token: string) {
-      const unknown = new NotFound({ detail: "No such download." })
-      // A token that does not parse names no sale; only a settled sale (one with a settlement time) is goods.
-      const sale = yield* Option.fromNullable(parseReceipt(token, deps.box.verifyMac)).pipe(
-        Effect.flatMap(deps.ledger.findById),
-        Effect.flatten,
-        Effect.mapError(() => unknown)
-      )
-      const settledAt = yield* Option.fromNullable(sale.settledAt).pipe(
-        Option.filter(() => sale.status === "settled"),
-        Effect.mapError(() => unknown)
-      )
-      if (receiptExpired(settledAt, yield* now)) {
+      const { sale, update } = yield* updates.receipted(token)
+      if (receiptExpired(update?.deliveredAt ?? sale.settledAt!, yield* now)) {
         const [owner, name] = sale.repo.split("/") as [string, string]
-        return yield* new ReceiptExpired({ page: deps.pageOf({ owner, name }), detail: "This download link has expired (links last 7 days after payment)." })
+        const detail = update === null
+          ? "This download link has expired (links last 7 days after payment)."
+          : "This update's download link has expired (an update's link lasts 7 days after it was delivered); ask for the latest commit again with the purchase's receipt link + /latest while its update window is open."
+        return yield* new ReceiptExpired({ page: deps.pageOf({ owner, name }), detail })
       }
-      return yield* goodsOf(sale, goods.settlementOf(sale))
+      return yield* goodsOf(sale, goods.settlementOf(sale), undefined, undefined, update ?? undefined)
     })
 
-    return { current: quoting.current, quote: quoting.quote, pay, download, goods: goodsOf, provenance } as const
+    return {
+      current: quoting.current,
+      quote: quoting.quote,
+      pay,
+      download,
+      goods: goodsOf,
+      provenance,
+      receipted: updates.receipted,
+      updateEligible: updates.eligible,
+      deliverLatest: updates.deliverLatest
+    } as const
   })
 }) {}

@@ -1,7 +1,8 @@
 import { Effect, Option, Redacted } from "effect"
 import { type Checkout, checkoutPath, testCheckoutPath } from "../model/Checkout.js"
 import { InvalidInput, NotFound, RateLimited, WalletProofRefused } from "../model/Errors.js"
-import type { CheckoutId } from "../model/Ids.js"
+import type { CheckoutId, SaleId } from "../model/Ids.js"
+import type { Sale } from "../model/Sale.js"
 import type { Chain } from "../model/Wallet.js"
 import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../model/rules/SiwxNonce.js"
 import { now } from "../model/rules/Tokens.js"
@@ -75,8 +76,7 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
      * receipt's and the client's hourly budgets, in that order. Refusals are 429 with Retry-After. The purchase itself (and
      * the buyer's payment-identifier retry, limited with payment attempts) never comes here.
      */
-    const admit = Effect.fn("Redownloads.admit")(function*(goods: Goods, client: string) {
-      const id = goods.sale.id
+    const admitSale = Effect.fn("Redownloads.admit")(function*(id: SaleId, client: string) {
       yield* Effect.acquireRelease(
         Effect.suspend(() => {
           const now = running.get(id) ?? 0
@@ -106,7 +106,25 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
       yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
         Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
       )
-      return goods
+    })
+
+    /** `admitSale` for goods already made: answers them once admitted. */
+    const admit = (goods: Goods, client: string) => Effect.as(admitSale(goods.sale.id, client), goods)
+
+    /**
+     * The listing's current commit for a settled sale (an update within its window, or its own commit when the
+     * head has not moved): refused with the reason before any budget is spent or the code host is asked, then
+     * admitted as a re-download of the sale (updates share its budgets), then delivered.
+     */
+    const latestOf = Effect.fn("Redownloads.latest")(function*(sale: Sale, client: string) {
+      const listing = yield* purchases.updateEligible(sale)
+      yield* admitSale(sale.id, client)
+      return yield* purchases.deliverLatest(sale, listing)
+    })
+
+    /** `GET /downloads/<token>/latest`: by any receipt link of the sale (the purchase's or an update's). */
+    const latestByReceipt = Effect.fn("Redownloads.latestByReceipt")(function*(token: string, client: string) {
+      return yield* latestOf((yield* purchases.receipted(token)).sale, client)
     })
 
     /** `GET /downloads/<token>`: the receipt's goods again, within the re-download limits. */
@@ -148,7 +166,7 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
      * A request carrying a wallet's proof and no payment. Looked up by (listing, payer) before any check that
      * the checkout is current: a wallet re-downloads what it paid for whatever became of the checkout.
      */
-    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string, client: string) {
+    const redeem = Effect.fn("Redownloads.redeem")(function*(id: string, livemode: boolean, proof: string, client: string, latest = false) {
       const found = yield* store.findCheckoutWithListing(id as CheckoutId)
       if (Option.isNone(found)) return yield* new NotFound({ detail: "No such checkout." })
       const { checkout } = found.value
@@ -183,10 +201,11 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
         )
       }
       const s = sale.value
+      if (latest) return yield* latestOf(s, client)
       const goods = yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
       return yield* admit(goods, client)
     })
 
-    return { challenge, challengeFor, redeem, byReceipt, admit } as const
+    return { challenge, challengeFor, redeem, byReceipt, latestByReceipt, admit } as const
   })
 }) {}

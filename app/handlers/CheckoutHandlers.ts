@@ -119,13 +119,13 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
     const offer = makeOffer402(purchases, redownloads, baseUrl)
     const redownload = redownloadAnswer(redownloads, offer, (goods, request) => delivery(goods, null, request))
 
-    const checkout = (id: string, livemode: boolean) =>
+    const checkout = (id: string, livemode: boolean, latest: boolean) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const { headers } = request
         if (headers["payment-signature"] === undefined && headers["x-payment"] === undefined) {
           const proof = headers[SIWX_REQUEST_HEADER]
-          if (proof !== undefined) return yield* redownload(id, livemode, proof)
+          if (proof !== undefined) return yield* redownload(id, livemode, proof, latest)
           return yield* (prefersHtml(headers["accept"]) ? forBrowser(offer(id, livemode)) : offer(id, livemode))
         }
         const payment = decodePaymentHeader({ "payment-signature": headers["payment-signature"], "x-payment": headers["x-payment"] })
@@ -134,7 +134,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           return yield* InvalidInput.forField(field, payment.left)
         }
         const version = payment.right.x402Version
-        return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress).pipe(
+        return yield* purchases.pay(id, livemode, payment.right, yield* clientAddress, latest).pipe(
           Effect.flatMap((goods) => delivery(goods, version, request)),
           // A refused or failed payment is answered the x402 way: 402 with fresh requirements to pay again.
           Effect.catchTags({
@@ -148,13 +148,19 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
       })
 
     return handlers
-      .handle("checkout", ({ path }) => checkout(path.id, true))
-      .handle("testCheckout", ({ path }) => checkout(path.id, false))
+      .handle("checkout", ({ path, urlParams }) => checkout(path.id, true, urlParams.updates === "latest"))
+      .handle("testCheckout", ({ path, urlParams }) => checkout(path.id, false, urlParams.updates === "latest"))
       .handle("solanaBlockhash", () => solanaBlockhash)
       .handle("download", ({ path }) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const goods = yield* redownloads.byReceipt(path.token, yield* clientAddress)
+          return yield* delivery(goods, null, request)
+        }))
+      .handle("downloadLatest", ({ path }) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const goods = yield* redownloads.latestByReceipt(path.token, yield* clientAddress)
           return yield* delivery(goods, null, request)
         }))
   }))

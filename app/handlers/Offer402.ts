@@ -43,7 +43,8 @@ const CHECKOUT_PROBLEMS = {
   SettlementPending: P.SettlementPending,
   HostUnavailable: P.HostUnavailable,
   GoodsUnavailable: P.GoodsUnavailable,
-  ReceiptExpired: P.ReceiptExpired
+  ReceiptExpired: P.ReceiptExpired,
+  UpdateRefused: P.UpdateRefused
 } as const
 
 /** A failure of the table: what a checkout, a payment or a re-download answers as a problem. */

@@ -19,9 +19,9 @@ export const redownloadAnswer = (
   offer: Offer402,
   deliver: (goods: Goods, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
 ) =>
-(id: string, livemode: boolean, proof: string) =>
+(id: string, livemode: boolean, proof: string, latest = false) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(clientAddress, (client) => redownloads.redeem(id, livemode, proof, client)).pipe(
+    Effect.flatMap(clientAddress, (client) => redownloads.redeem(id, livemode, proof, client, latest)).pipe(
       Effect.flatMap((goods) => deliver(goods, request)),
       Effect.catchTag("WalletProofRefused", (e) => offer(id, livemode, e.reason))
     ))

@@ -8,7 +8,7 @@ import { CurrentPrincipal } from "../Security.js"
 import type * as S from "../Schemas.js"
 import { storageAsDefect } from "../Unavailable.js"
 
-const saleView = ({ sale, webhook }: LedgerRow): typeof S.SaleView.Type => ({
+const saleView = ({ sale, updates, webhook }: LedgerRow): typeof S.SaleView.Type => ({
   id: sale.id,
   repo: sale.repo,
   amount_usd: formatUsd(sale.amount),
@@ -19,6 +19,9 @@ const saleView = ({ sale, webhook }: LedgerRow): typeof S.SaleView.Type => ({
   transaction: sale.transaction,
   settled_at: (sale.settledAt ?? sale.createdAt).toISOString(),
   livemode: sale.livemode,
+  commit: sale.commitSha,
+  updates_days: sale.updatesDays,
+  updates: updates.map((d) => ({ id: d.id, commit: d.commitSha, delivered_at: d.deliveredAt.toISOString() })),
   webhook: webhook === null
     ? { status: "none", attempts: 0, last_error: null }
     : { status: webhook.status, attempts: webhook.attempts, last_error: webhook.lastError }

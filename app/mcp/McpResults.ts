@@ -32,6 +32,7 @@ export type ToolError =
   | E.NotSelling
   | E.PaymentIdConflict
   | E.ReceiptExpired
+  | E.UpdateRefused
   | E.GoodsUnavailable
   | E.PaymentsUnavailable
   | E.SettlementPending
@@ -123,9 +124,13 @@ export const goodsResult = (goods: Goods, options: { readonly embed: boolean; re
       return options.paid ? { ...failed, _meta: { [PAYMENT_RESPONSE_META]: settlement } } : failed
     }
     const embedded = Option.getOrNull(archive.right)
+    // An update delivery's goods are its commit's, under its own receipt; the purchase's are the commit paid for.
+    const commit = goods.update?.commitSha ?? sale.commitSha
     const data = {
       repo: sale.repo,
-      commit: sale.commitSha,
+      commit,
+      // The update delivery's id (dlv_…) when these are a newer commit within the purchase's update window.
+      ...(goods.update === null ? {} : { delivery: goods.update.id }),
       // The archive's SHA-256 and size when known before delivery (the HTTP answer's Repr-Digest), else null.
       archive: goods.digest === null ? null : { sha256: goods.digest.sha256, size: goods.digest.size },
       filename: goods.filename,
@@ -138,7 +143,7 @@ export const goodsResult = (goods: Goods, options: { readonly embed: boolean; re
       payer: sale.payer,
       archive_embedded: embedded !== null
     }
-    const summary = `${options.paid ? "Paid" : "Downloaded"} ${sale.repo}${sale.livemode ? "" : " (test twin: simulated money, a manifest instead of the code)"} at commit ${sale.commitSha ?? "unknown"}. ` +
+    const summary = `${options.paid ? "Paid" : "Downloaded"} ${sale.repo}${sale.livemode ? "" : " (test twin: simulated money, a manifest instead of the code)"} at commit ${commit ?? "unknown"}${goods.update === null ? "" : " (an update after purchase)"}. ` +
       `GET ${goods.receipt} downloads ${goods.filename} (application/gzip) for 7 days after payment.` +
       (options.embed && embedded === null ? ` The archive is larger than ${MAX_EMBEDDED_BYTES} bytes, so it is not embedded: use the receipt link.` : "")
     const content: Array<Record<string, unknown>> = [

@@ -57,7 +57,8 @@ export const BuyArgs = Schema.Struct({
 export const RedownloadArgs = Schema.Struct({
   receipt: Schema.optional(Schema.String),
   checkout_url: Schema.optional(Schema.String),
-  sign_in_with_x: Schema.optional(Schema.String)
+  sign_in_with_x: Schema.optional(Schema.String),
+  latest: Schema.optional(Schema.Boolean)
 })
 
 /** An MCP tool as `tools/list` lists it. */
@@ -130,13 +131,14 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
     title: "Download a purchase again",
     description:
       "Get a paid repository again, free, without paying twice: give the receipt link of the purchase (valid 7 days), or the checkout_url with a Sign-In-With-X proof (base64 SIGN-IN-WITH-X value) signed by the paying wallet over the `sign-in-with-x` challenge of buy_repo's answer (its payment-required, or its problem when the checkout can no longer be paid, e.g. after a reprice). " +
-      `Returns the archive (embedded if at most ${EMBED_LIMIT}) and its receipt link. Limited to ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} downloads of one purchase an hour.`,
+      `With latest: true, the seller's newer commits within the purchase's update window. Returns the archive (embedded if at most ${EMBED_LIMIT}) and its receipt link. Limited to ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} downloads of one purchase an hour.`,
     inputSchema: {
       type: "object",
       properties: {
         receipt: { type: "string", description: "The receipt link (…/downloads/<token>) of buy_repo's paid answer, or its token." },
         checkout_url: { ...checkoutUrl, description: "With sign_in_with_x: the checkout the wallet paid (any later checkout of the same listing works too)." },
-        sign_in_with_x: { type: "string", description: "With checkout_url: the wallet's signed Sign-In-With-X proof, base64, as x402 clients send it in the SIGN-IN-WITH-X header." }
+        sign_in_with_x: { type: "string", description: "With checkout_url: the wallet's signed Sign-In-With-X proof, base64, as x402 clients send it in the SIGN-IN-WITH-X header." },
+        latest: { type: "boolean", description: "True: the listing's current commit, within the purchase's update window (get_repo's updates_days), as a new signed delivery with its own receipt; refused with updates_not_included, updates_window_closed or listing_taken_down otherwise (the purchased commit stays yours). Default false: the commit paid for." }
       },
       additionalProperties: false
     },

@@ -118,12 +118,13 @@ export const makeMcpTools = Effect.gen(function*() {
       const a = yield* fromEither(decodeArgs(RedownloadArgs, args))
       const client = yield* clientAddress
       if (a.receipt !== undefined && a.checkout_url === undefined && a.sign_in_with_x === undefined) {
-        const goods = yield* redownloads.byReceipt(receiptToken(a.receipt), client)
+        const token = receiptToken(a.receipt)
+        const goods = yield* (a.latest === true ? redownloads.latestByReceipt(token, client) : redownloads.byReceipt(token, client))
         return yield* goodsResult(goods, { embed: true, paid: false })
       }
       if (a.receipt === undefined && a.checkout_url !== undefined && a.sign_in_with_x !== undefined) {
         const { id, livemode } = yield* fromEither(checkoutOf(a.checkout_url, baseUrl))
-        return yield* redownloads.redeem(id, livemode, a.sign_in_with_x, client).pipe(
+        return yield* redownloads.redeem(id, livemode, a.sign_in_with_x, client, a.latest === true).pipe(
           Effect.flatMap((goods) => goodsResult(goods, { embed: true, paid: false })),
           // Refused (a stale nonce, another wallet, nothing bought): a fresh challenge naming the reason.
           Effect.catchTag("WalletProofRefused", (e) => offer(id, livemode, { reason: e.reason, detail: e.detail }))

@@ -72,13 +72,22 @@ const webhookCell = (row: LedgerRow) => {
 
 const short = (s: string | null) => (s === null ? "—" : s.length > 14 ? `${s.slice(0, 8)}…${s.slice(-4)}` : s)
 
+/** A sale's updates after purchase, in words: how many newer commits went out, and the latest. */
+const updatesNote = (r: LedgerPage["rows"][number]) => {
+  if (r.sale.updatesDays === 0) return ""
+  const last = r.updates[r.updates.length - 1]
+  return last === undefined
+    ? html`<br><small class="muted updates">Updates for ${String(r.sale.updatesDays)} days; none delivered yet</small>`
+    : html`<br><small class="muted updates">${String(r.updates.length)} update${r.updates.length === 1 ? "" : "s"} delivered; latest <code title="${last.commitSha}">${last.commitSha.slice(0, 7)}</code> on ${when(last.deliveredAt)}</small>`
+}
+
 const salesTable = (page: LedgerPage, livemode: boolean, o: DashboardOptions) => {
   const kind = livemode ? "live" : "test"
   if (page.rows.length === 0) return html`<p class="muted" id="${kind}-sales">No ${kind} sales yet.</p>`
   return html`<table class="stack sales" id="${kind}-sales"><thead><tr><th>Settled</th><th>Repository</th><th>Amount</th><th>Network</th><th>Buyer</th><th>Transaction</th><th>Webhook</th><th></th></tr></thead><tbody>
 ${page.rows.map((r) => html`<tr data-sale="${r.sale.id}">
 <td data-label="Settled">${when(r.sale.settledAt ?? r.sale.createdAt)}</td>
-<td data-label="Repository">${r.sale.repo}</td>
+<td data-label="Repository">${r.sale.repo}${r.sale.commitSha === null ? "" : html` <code title="${r.sale.commitSha}">${r.sale.commitSha.slice(0, 7)}</code>`}${updatesNote(r)}</td>
 <td data-label="Amount">$${formatUsd(r.sale.amount)}</td>
 <td data-label="Network">${r.sale.network}</td>
 <td data-label="Buyer" title="${r.sale.payer}">${short(r.sale.payer)}</td>

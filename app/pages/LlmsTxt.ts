@@ -56,6 +56,12 @@ The test twin really checks signatures but settles on a simulated ledger (every 
 - Or sign in with the paying wallet: every 402 declares \`sign-in-with-x\`; a signed \`SIGN-IN-WITH-X\` header without a payment re-downloads what that wallet bought.
 - The same payment presented again without those is refused (\`402 payment_already_used\`): everything in a settled payment is public on chain.
 
+## Updates after purchase
+
+- A listing's \`updates_days\` (repo page JSON; the signed offer's \`updatesDays\`) is how many days after payment its buyer may fetch the listing's current commit without paying again.
+- \`GET <receipt link>/latest\`, or the checkout with \`?updates=latest\` and \`SIGN-IN-WITH-X\` (or the same payment with its payment-identifier id): a newer commit comes as a new delivery with its own receipt link, \`Repr-Digest\` and signed receipt (\`X-Receipt\`, naming \`delivery\` and \`commit\`).
+- Past the window, without one, or after a takedown: 403 \`updates_window_closed\` / \`updates_not_included\` / \`listing_taken_down\`; the purchased commit stays downloadable by its receipt link.
+
 ## Discovery
 
 - Every 402 declares the x402 \`bazaar\` extension (GET, no input, \`application/gzip\` output), and \`buy_repo\`'s payment-required an MCP-tool entry, each with service metadata (\`serviceName\`, \`tags\`, \`iconUrl\`), so facilitators with a Bazaar catalog list checkouts and the tool paid through them.

@@ -51,6 +51,14 @@ describe("the delivery statement", () => {
     })
   })
 
+  it("of an update delivery: the update's commit and time and its id, the same sale and payment", () => {
+    const update = { id: "dlv_1", commitSha: "f".repeat(40), deliveredAt: new Date("2026-01-09T00:00:00.000Z") }
+    const of = deliveryStatementOf(SETTLED, ARCHIVE, "octo-widget-fffffff.tar.gz", "https://github.com/octo/widget", update)!
+    expect(of.predicate).toEqual({ ...statement().predicate, commit: update.commitSha, deliveredAt: "2026-01-09T00:00:00.000Z", delivery: "dlv_1" })
+    expect(of.subject).toEqual([{ name: "octo-widget-fffffff.tar.gz", digest: { sha256: ARCHIVE.sha256 } }])
+    expect(Object.keys(statement().predicate)).not.toContain("delivery")
+  })
+
   it("is none for a sale not settled, without a settlement time, a pinned commit or a transaction", () => {
     for (const fields of [{ status: "pending" as const }, { settledAt: null }, { commitSha: null }, { transaction: null }]) {
       expect(deliveryStatementOf(new (SETTLED.constructor as any)({ ...SETTLED, ...fields }), ARCHIVE, "f", "r"), JSON.stringify(fields)).toBeNull()

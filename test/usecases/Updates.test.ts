@@ -12,6 +12,7 @@ import { Chunk, Effect, Fiber, Layer, Option, Redacted, Stream, TestClock, Trace
 import { gunzipSync } from "node:zlib"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
+import { offersExtension } from "../../codec/OfferReceipt.js"
 import type { Checkout } from "../../model/Checkout.js"
 import { type DeliveryId, RepoRef, type SaleId } from "../../model/Ids.js"
 import type { Listing } from "../../model/Listing.js"
@@ -229,7 +230,7 @@ describe("Purchases.updateEligible: whether a sale may have the listing's curren
       yield* TestClock.adjust(1)
       yield* eligible(sale)
       yield* TestClock.adjust(1)
-      expect(yield* failureOf(eligible(sale))).toMatchObject({ reason: "updates_window_closed", detail: expect.stringContaining("ended at 2024-03-01T12:00:00.001Z (1 days after payment)") })
+      expect(brief(yield* failureOf(eligible(sale)))).toMatchObject({ reason: "updates_window_closed", detail: expect.stringContaining("ended at 2024-03-01T12:00:00.001Z (1 day after payment)") })
     })))
 
   it.effect("a listing taken down (or gone) gives no newer commits (listing_taken_down), within the window", () =>
@@ -461,12 +462,12 @@ describe("Purchases.download by an update's receipt link", () => {
       yield* TestClock.adjust(RECEIPT_TTL_MS)
       expect((yield* download(tokenOf(receipt))).update?.commitSha).toBe(NEW_SHA)
       // The purchase's own link counts from settlement: long expired by now.
-      expect(yield* failureOf(download(token))).toMatchObject({ _tag: "ReceiptExpired" })
+      expect(brief(yield* failureOf(download(token)))).toMatchObject({ _tag: "ReceiptExpired", detail: "This download link has expired (links last 7 days after payment)." })
       yield* TestClock.adjust(1)
       expect(brief(yield* failureOf(download(tokenOf(receipt))))).toStrictEqual({
         _tag: "ReceiptExpired",
         page: PAGE,
-        detail: "This download link has expired (links last 7 days after payment)."
+        detail: "This update's download link has expired (an update's link lasts 7 days after it was delivered); ask for the latest commit again with the purchase's receipt link + /latest while its update window is open."
       })
     })))
 })
@@ -486,6 +487,51 @@ const bought = (updatesDays = 30) =>
   })
 const pay = (checkout: Checkout, payment: SubmittedPayment, latest?: boolean) =>
   Effect.flatMap(Purchases, (p) => latest === undefined ? p.pay(checkout.id, false, payment, CLIENT) : p.pay(checkout.id, false, payment, CLIENT, latest))
+
+/** The payment echoing `offers` in its `offer-receipt` extension, as an official x402 v2 client sends a 402's offers back. */
+const echoing = (payment: SubmittedPayment, offers: ReadonlyArray<string>): SubmittedPayment => ({ ...payment, raw: { extensions: offersExtension(offers) } })
+
+describe("Purchases.pay: the update window its echoed offer names", () => {
+  it.effect("the window offered is the window bought; a window changed since the 402 refuses the payment (offer_mismatch naming both) before any facilitator call, nothing recorded", () => {
+    const calls = { verify: 0 }
+    return run(
+      Effect.gen(function*() {
+        const { checkout, listing } = yield* listedWidget(14)
+        const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
+        const requirement = quote.requirements.find((r) => r.chain === "base")!
+        const payment = echoing(yield* signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW), quote.offers)
+        yield* Effect.flatMap(ListingStore, (s) => s.update(aListing({ ...listing, updatesDays: 3 })))
+        const refused = brief(yield* failureOf(pay(checkout, payment)))
+        expect(refused).toStrictEqual({
+          _tag: "PaymentRejected",
+          reason: "offer_mismatch",
+          detail: "The offer this payment was made against includes 14 days of updates after purchase, but the listing now offers 3: the seller changed it since, or the offer was altered. Nothing was charged. Pay one of this 402's offers to buy on the current terms."
+        })
+        expect(calls.verify).toBe(0)
+        expect((yield* Effect.flatMap(SaleLedger, (l) => l.findByPaymentId(payment.network, "x", "y")))._tag).toBe("None")
+        // The same offer again once the listing offers what it named: bought, with that window.
+        yield* Effect.flatMap(ListingStore, (s) => s.update(aListing({ ...listing, updatesDays: 14 })))
+        const goods = yield* pay(checkout, payment)
+        expect(goods.sale.updatesDays).toBe(14)
+        expect(calls.verify).toBe(1)
+      }),
+      { facilitator: { verify: () => Effect.sync(() => (calls.verify++, { valid: true, invalidReason: null, payer: null })) } }
+    )
+  })
+
+  it.effect("an echoed offer that names no window (signed before windows existed) buys the listing's window now", () =>
+    run(Effect.gen(function*() {
+      const { checkout } = yield* listedWidget(7)
+      const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
+      const requirement = quote.requirements.find((r) => r.chain === "base")!
+      const [header, body, signature] = quote.offers[0]!.split(".") as [string, string, string]
+      const claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8"))
+      delete claims.updatesDays
+      const older = `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.${signature}`
+      const payment = echoing(yield* signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW), [older])
+      expect((yield* pay(checkout, payment)).sale.updatesDays).toBe(7)
+    })))
+})
 
 describe("Purchases.pay: the buyer's retry with its id asking for the latest commit", () => {
   it.effect("a purchase records the listing's update window on its sale; a later change to the listing's leaves it", () =>
@@ -569,6 +615,32 @@ describe("Purchases.pay: the buyer's retry with its id asking for the latest com
         expect((yield* pay(checkout, payment, false)).update).toBeNull()
       }),
       { wrap: racing }
+    )
+  })
+
+  it.effect("a retry with latest that raced past both lookups (its sale recorded by the other copy first) gets the update too", () => {
+    let misses = 0
+    const racing = (ledger: Ledger): Ledger => ({
+      ...ledger,
+      findByPaymentId: (network, payer, digest) =>
+        Effect.suspend(() => misses > 0 ? Effect.succeedNone : ledger.findByPaymentId(network, payer, digest)),
+      findByPaymentKey: (key) => Effect.suspend(() => misses > 0 ? (misses--, Effect.succeedNone) : ledger.findByPaymentKey(key))
+    })
+    return run(
+      Effect.gen(function*() {
+        const { checkout, payment } = yield* bought()
+        const first = yield* pay(checkout, payment)
+        yield* push(NEW_SHA)
+        misses = 1
+        const update = yield* pay(checkout, payment, true)
+        expect(misses).toBe(0)
+        expect(update.update).toMatchObject({ saleId: first.sale.id, commitSha: NEW_SHA })
+        misses = 1
+        const paidFor = yield* pay(checkout, payment, false)
+        expect(paidFor.update).toBeNull()
+        expect(paidFor.receipt).toBe(first.receipt)
+      }),
+      { wrap: racing, facilitator: {} }
     )
   })
 

@@ -1,7 +1,8 @@
 import { Chunk, Effect, Either, Option, type Redacted, Stream } from "effect"
+import type { Delivery } from "../../model/Delivery.js"
 import { RepoRef } from "../../model/Ids.js"
 import type { Listing } from "../../model/Listing.js"
-import type { Sale } from "../../model/Sale.js"
+import { Sale } from "../../model/Sale.js"
 import { receiptToken } from "../../model/rules/Receipt.js"
 import { testGoodsFiles } from "../../model/rules/TestGoods.js"
 import { type CodeHostError, wholeArchive } from "../../ports/CodeHost.js"
@@ -27,19 +28,23 @@ export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens 
   /**
    * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
    * `held` is the sale's listing when the caller already read it in this request (a purchase), and `heldToken`
-   * that listing's token when the caller opened it already; otherwise they are read here.
+   * that listing's token when the caller opened it already; otherwise they are read here. With `update`, the
+   * goods of that update delivery instead: its commit, its own receipt link and its own signed receipt.
    */
   const goodsOf = Effect.fn("Purchases.goods")(function*(
     sale: Sale,
     settlement: Goods["settlement"],
     held?: Listing,
-    heldToken?: Option.Option<Redacted.Redacted<string>>
+    heldToken?: Option.Option<Redacted.Redacted<string>>,
+    update?: Delivery
   ) {
     const listing = held ?? Option.getOrNull(yield* store.findById(sale.listingId))
     const [owner, name] = sale.repo.split("/") as [string, string]
-    const sha = sale.commitSha ?? "unknown"
+    // What is cut: the sale's commit, or the update's (the test twin's manifest names the commit it is of).
+    const cut = update === undefined ? sale : new Sale({ ...sale, commitSha: update.commitSha })
+    const sha = cut.commitSha ?? "unknown"
     const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
-    const receipt = `${baseUrl}/downloads/${receiptToken(sale.id, box.mac)}`
+    const receipt = `${baseUrl}/downloads/${receiptToken(update?.id ?? sale.id, box.mac)}`
     const token = listing === null ? Option.none() : heldToken !== undefined ? heldToken : yield* tokens.tokenOf(listing)
     const ref = listing?.repo ?? new RepoRef({ owner, name })
     // The live archive streams from the code host when its body is first pulled (a failure there comes after the
@@ -53,17 +58,17 @@ export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens 
         yield* Effect.either(Effect.gen(function*() {
           const info = yield* host.repo({ owner, name }, token)
           // The tree of the commit paid for, not of today's head: the manifest names the pinned commit.
-          const pinned = sale.commitSha === null ? info : { ...info, headSha: sale.commitSha }
+          const pinned = cut.commitSha === null ? info : { ...info, headSha: cut.commitSha }
           const tree = yield* host.tree(pinned, token)
-          return joined(yield* Stream.runCollect(packager.tarGz(testGoodsFiles(sale, tree, `${owner}-${name}-${sha.slice(0, 7)}`))))
+          return joined(yield* Stream.runCollect(packager.tarGz(testGoodsFiles(cut, tree, `${owner}-${name}-${sha.slice(0, 7)}`))))
         })),
         {
           onLeft: (e) => ({ body: Stream.fail<CodeHostError>(e), digest: null }),
           onRight: (bytes) => ({ body: wholeArchive(bytes), digest: signer.digest(bytes) })
         }
       )
-    const signedReceipt = (yield* deliveryOf(sale, digest)).receipt
-    return { sale, settlement, filename, body, receipt, digest, signedReceipt } satisfies Goods
+    const signedReceipt = (yield* deliveryOf(sale, { archive: digest, update })).receipt
+    return { sale, settlement, filename, body, receipt, digest, signedReceipt, update: update ?? null } satisfies Goods
   })
 
   /** The settlement of a sale already settled, as the ledger holds it. */

@@ -37,5 +37,9 @@ export const facilitatorUnavailable = (what: string): string =>
 export const commitMovedDetail = (repository: string, commit: string): string =>
   `The offer this payment was made against names another commit than ${repository} sells now (${commit}): the seller pushed since, or the offer was altered. Nothing was charged. This 402's signed offers name the current commit; pay one of them to receive it.`
 
+/** A payment whose echoed offer names another update window than the listing has now. */
+export const updatesChangedDetail = (offered: number, now: number): string =>
+  `The offer this payment was made against includes ${offered} days of updates after purchase, but the listing now offers ${now}: the seller changed it since, or the offer was altered. Nothing was charged. Pay one of this 402's offers to buy on the current terms.`
+
 /** A v2 payment echoing the offer-receipt extension without a readable offer for its network. */
 export const OFFER_MISMATCH = "The payment echoes this checkout's signed offers, but none for its network names a commit. Nothing was charged. Pay one of this 402's offers as it was given."

@@ -1,6 +1,6 @@
 import { Cause, Effect, Option } from "effect"
 import { PaymentRejected, RateLimited, SettlementFailed } from "../../model/Errors.js"
-import { echoedCommit } from "../../model/ReceiptClaims.js"
+import { echoedCommit, echoedUpdatesDays } from "../../model/ReceiptClaims.js"
 import { IdPrefix, type SaleId } from "../../model/Ids.js"
 import { Sale } from "../../model/Sale.js"
 import { Chain } from "../../model/Wallet.js"
@@ -12,7 +12,7 @@ import { SecretBox } from "../../ports/SecretBox.js"
 import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
-import { commitMovedDetail, OFFER_MISMATCH, settlementFailedDetail } from "./Messages.js"
+import { commitMovedDetail, OFFER_MISMATCH, settlementFailedDetail, updatesChangedDetail } from "./Messages.js"
 import type { makeQuoting } from "./Quote.js"
 import type { makeRecovery } from "./Recovery.js"
 
@@ -24,7 +24,7 @@ export const makePay = (
   { box, chains, host, ledger, limiter, settlements, tokens }: PurchaseDeps,
   { facilitatorFor, priced, unavailable }: ReturnType<typeof makeQuoting>,
   { goodsOf }: ReturnType<typeof makeGoods>,
-  { alreadyPresented, idConflict, paymentIdDigest, recovered, retry, settlementUnknown }: ReturnType<typeof makeRecovery>
+  { alreadyPresented, idConflict, latestOf, paymentIdDigest, recovered, retry, settlementUnknown }: ReturnType<typeof makeRecovery>
 ) => {
   /** The chain a payment's network belongs to, in this mode. */
   const chainOf = (network: string, livemode: boolean): Chain | undefined =>
@@ -37,9 +37,10 @@ export const makePay = (
    * that: the client's attempts are limited, a retry with the buyer's payment-identifier id is recognised
    * (even at a checkout no longer current), and the payment is checked locally (signature, terms, window)
    * so junk never costs a facilitator call. A payment already on the ledger never settles twice and never
-   * unlocks goods by itself.
+   * unlocks goods by itself. `latest`: a retry with the buyer's id gets the listing's current commit within the
+   * sale's update window rather than the commit paid for (a new payment buys the commit sold now either way).
    */
-  const pay = Effect.fn("Purchases.pay")(function*(id: string, livemode: boolean, payment: SubmittedPayment, client: string) {
+  const pay = Effect.fn("Purchases.pay")(function*(id: string, livemode: boolean, payment: SubmittedPayment, client: string, latest = false) {
     yield* limiter.consume(`checkout:pay:${client}`, PAYMENT_ATTEMPTS_PER_MINUTE, 60_000).pipe(
       Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: "Too many payment attempts from this address; wait and try again." }))
     )
@@ -53,7 +54,7 @@ export const makePay = (
       if (Option.isSome(named)) {
         digest = paymentIdDigest(payment.network, named.value.payer, payment.paymentId)
         const prior = yield* ledger.findByPaymentId(payment.network, named.value.payer, digest)
-        if (Option.isSome(prior)) return yield* retry(prior.value, id, livemode, payment)
+        if (Option.isSome(prior)) return yield* retry(prior.value, id, livemode, payment, latest)
       }
     }
 
@@ -80,7 +81,7 @@ export const makePay = (
       // Recorded by a copy of this payment that raced past the id lookup above: with the same id, the buyer's retry.
       const sameBuyerId = payment.paymentId !== undefined && known.value.payer === identity.payer &&
         known.value.paymentIdDigest === paymentIdDigest(payment.network, identity.payer, payment.paymentId)
-      return yield* (sameBuyerId ? retry(known.value, id, livemode, payment) : alreadyPresented(known.value))
+      return yield* (sameBuyerId ? retry(known.value, id, livemode, payment, latest) : alreadyPresented(known.value))
     }
     // The offer this payment was made against (an x402 v2 client echoes the 402's signed offers) must name the
     // commit sold now: a push between the 402 and the payment, or an edited echo, is refused before anyone is
@@ -90,6 +91,12 @@ export const makePay = (
     // receipt names.
     const echoed = echoedCommit(payment.raw, payment.network)
     if (echoed._tag === "unreadable") return yield* new PaymentRejected({ reason: "offer_mismatch", detail: OFFER_MISMATCH })
+    // The update window is part of what the offer sold: a payment whose offer named another one than the listing
+    // has now (the seller changed it since, or the echo was edited) is refused before anyone is charged.
+    const offeredDays = echoedUpdatesDays(payment.raw, payment.network)
+    if (offeredDays !== null && offeredDays !== q.listing.updatesDays) {
+      return yield* new PaymentRejected({ reason: "offer_mismatch", detail: updatesChangedDetail(offeredDays, q.listing.updatesDays) })
+    }
     const token = yield* tokens.tokenOf(q.listing)
     const movedFrom = (head: string) =>
       echoed._tag === "names" && echoed.commit.toLowerCase() !== head.toLowerCase()
@@ -140,7 +147,10 @@ export const makePay = (
         // A Solana transaction names no expiry: its blockhash ages out within minutes, well inside the
         // requirement's own time limit, so that limit bounds it.
         settleBy: identity.settleBy ?? new Date(at.getTime() + requirement.maxTimeoutSeconds * 1000),
-        paymentIdDigest: digest
+        paymentIdDigest: digest,
+        // The update window this payment buys is the one offered now; a later change to the listing's
+        // leaves it as it was.
+        updatesDays: q.listing.updatesDays
       }))
       // Two payments of one payer with one id at once: the store keeps one sale per id (the loser's write
       // is refused: a StorageError, or a defect), and the loser is a retry of the winner's purchase.
@@ -187,7 +197,7 @@ export const makePay = (
       if (!sameId(outcome.replay)) return yield* alreadyPresented(outcome.replay)
       // The same id: this request is the buyer's own retry, and the payment was checked for the terms.
       if (outcome.replay.checkoutId !== q.checkout.id) return yield* idConflict
-      return yield* recovered(outcome.replay, q.listing)
+      return yield* (latest ? latestOf(outcome.replay) : recovered(outcome.replay, q.listing))
     }
     // The listing this purchase was quoted from is the sale's own (the sale was recorded from it).
     return yield* goodsOf(outcome.settled, outcome.settlement, q.listing, token)

@@ -69,7 +69,7 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signe
     const info = yield* host.repo(listing.repo, yield* tokens.tokenOf(listing)).pipe(Effect.mapError(cannotDeliver))
     const pin: Pin = { commit: info.headSha, archive: Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) }
     const at = unixSeconds(yield* now)
-    const sold = { listing: listing.id, repository: listing.repo.slug }
+    const sold = { listing: listing.id, repository: listing.repo.slug, updatesDays: listing.updatesDays }
     const offers = yield* Effect.forEach(requirements, (r) => signer.sign(offerClaimsOf(r, sold, pin, at + r.maxTimeoutSeconds)))
     return { ...terms, pin, offers } satisfies Quote
   })

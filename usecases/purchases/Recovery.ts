@@ -6,6 +6,7 @@ import { matchesTerms } from "../../model/rules/Requirements.js"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
+import type { makeUpdates } from "./Updates.js"
 import { ALREADY_USED, PAYMENT_ID_CONFLICT, SETTLEMENT_PENDING } from "./Messages.js"
 
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
@@ -17,7 +18,8 @@ const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule
  */
 export const makeRecovery = (
   { box, chains, ledger, settlements }: PurchaseDeps,
-  { goodsOf, settlementOf }: ReturnType<typeof makeGoods>
+  { goodsOf, settlementOf }: ReturnType<typeof makeGoods>,
+  updates: ReturnType<typeof makeUpdates>
 ) => {
   const settlementUnknown = new SettlementPending({ retryAfterSeconds: 10, detail: SETTLEMENT_PENDING })
 
@@ -52,13 +54,21 @@ export const makeRecovery = (
     return yield* new PaymentRejected({ reason: "payment_already_used", detail: ALREADY_USED })
   })
 
-  /** A purchase retried with its buyer's id (already checked to be that purchase): its goods, once settled. */
-  const recovered = Effect.fnUntraced(function*(existing: Sale, held?: Listing) {
+  /** A sale the buyer's retry names, once settled: pending is 503 until known, failed is its failure again. */
+  const settledOf = Effect.fnUntraced(function*(existing: Sale) {
     const sale = existing.status === "pending" ? yield* settling(existing) : existing
     if (sale.status === "pending") return yield* settlementUnknown
     if (sale.status === "failed") return yield* failedEarlier(sale)
-    return yield* goodsOf(sale, settlementOf(sale), held)
+    return sale
   })
+
+  /** A purchase retried with its buyer's id (already checked to be that purchase): its goods, once settled. */
+  const recovered = (existing: Sale, held?: Listing) =>
+    Effect.flatMap(settledOf(existing), (sale) => goodsOf(sale, settlementOf(sale), held))
+
+  /** The same retry asking for the listing's current commit: an update within the sale's window, or the refusal. */
+  const latestOf = (existing: Sale) =>
+    Effect.flatMap(settledOf(existing), (sale) => Effect.flatMap(updates.eligible(sale), (listing) => updates.deliverLatest(sale, listing)))
 
   /** The keyed digest a payment-identifier id is stored as: a leaked ledger does not reveal ids. */
   const paymentIdDigest = (network: string, payer: string, id: Redacted.Redacted<string>) =>
@@ -67,16 +77,17 @@ export const makeRecovery = (
   /**
    * The buyer's retry of the purchase it made with this payment-identifier id: the payment must be signed by
    * the sale's payer, for the sale's terms, at the sale's checkout. The signature is checked here, with
-   * no facilitator; its time window is not (a retry may come after the authorization lapsed).
+   * no facilitator; its time window is not (a retry may come after the authorization lapsed). With `latest`, the
+   * listing's current commit within the sale's update window instead of the commit paid for.
    */
-  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment) {
+  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment, latest = false) {
     if (sale.checkoutId !== id || sale.livemode !== livemode || payment.network !== sale.network) return yield* idConflict
     const claimed = Option.getOrNull(payment.accepted)
     if (claimed !== null && !matchesTerms(sale.chain, claimed, sale)) return yield* idConflict
     const terms = { network: sale.network, asset: sale.asset, amount: sale.amount, payTo: sale.payTo, extra: chains.facts(sale.chain, sale.livemode).extra }
     yield* chains.checkPayment(sale.chain, payment.payload, terms, Option.none()).pipe(Effect.mapError(() => idConflict))
-    return yield* recovered(sale)
+    return yield* (latest ? latestOf(sale) : recovered(sale))
   })
 
-  return { settlementUnknown, idConflict, alreadyPresented, recovered, paymentIdDigest, retry } as const
+  return { settlementUnknown, idConflict, alreadyPresented, recovered, latestOf, paymentIdDigest, retry } as const
 }

@@ -1,5 +1,6 @@
 import type { Stream } from "effect"
 import type { Checkout } from "../../model/Checkout.js"
+import type { Delivery } from "../../model/Delivery.js"
 import type { Listing } from "../../model/Listing.js"
 import type { ArchiveDigest, Pin } from "../../model/ReceiptClaims.js"
 import type { Sale } from "../../model/Sale.js"
@@ -42,4 +43,6 @@ export interface Goods {
   readonly digest: ArchiveDigest | null
   /** The signed receipt (JWS, x402 `offer-receipt`); null for a sale recorded before commits were pinned. */
   readonly signedReceipt: string | null
+  /** The update delivery these goods are (a newer commit within the sale's update window); null for the purchase's own commit. */
+  readonly update: Delivery | null
 }
