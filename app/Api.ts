@@ -190,6 +190,16 @@ const checkoutEndpoint = <const Name extends string, const Path extends `/${stri
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, "Without a payment header: 402 with the requirements (PAYMENT-REQUIRED header for x402 v2, JSON body for v1; v2 declares the optional payment-identifier extension, Sign-In-With-X and the x402 bazaar discovery extension: GET, no input, application/gzip). With PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): check the signature and terms, verify, pin the commit, record the sale, settle, then stream the archive with PAYMENT-RESPONSE / X-PAYMENT-RESPONSE and a Link rel=\"receipt\" that re-downloads it for 7 days. A payment presented again never settles twice and never unlocks the goods by itself (402 payment_already_used): the buyer recovers with the receipt link, or with the payment-identifier id it sent (the same id with a payment signed by the same payer for the same terms gets the same goods, even after a reprice or takedown; the same id with another payment is 409 payment_id_conflict). Payment attempts are limited to 60 a minute per client address (429). When the code host cannot deliver the archive after the payment settled, the answer is 503 goods_unavailable with Retry-After, PAYMENT-RESPONSE and the receipt link (Link rel=\"receipt\" and the body's `receipt`): the sale stays settled and the goods are owed, not lost. With `?updates=latest`, a re-download by wallet proof or by the buyer's id gets the listing's current commit within the purchase's update window (403 updates_not_included / updates_window_closed / listing_taken_down otherwise).")
 
+/** A download by receipt link: the archive, or the problems every such download can meet. */
+const downloadEndpoint = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  HttpApiEndpoint.get(name, path)
+    .setPath(S.DownloadPath)
+    .addSuccess(Goods)
+    .addError(P.NotFound)
+    .addError(P.RateLimited)
+    .addError(P.HostUnavailable)
+    .addError(P.GoodsUnavailable)
+
 /** A recent Solana mainnet blockhash, for a browser that may not ask an RPC endpoint itself. */
 const SolanaBlockhash = Schema.Struct({
   blockhash: Schema.String,
@@ -208,26 +218,14 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
       .annotate(OpenApi.Description, "The live checkout's Solana requirement names no recent blockhash, and the checkout page may talk to no origin but this one (connect-src 'self'): it asks here, and the server asks its Solana RPC endpoint (SOLANA_RPC_URL, commitment confirmed). Not cached (Cache-Control: no-store). 503 payments_unavailable when SOLANA_RPC_URL is off or the endpoint does not answer in time; limited to 30 a minute per client address (429).")
   )
   .add(
-    HttpApiEndpoint.get("download", "/downloads/:token")
-      .setPath(S.DownloadPath)
-      .addSuccess(Goods)
-      .addError(P.NotFound)
+    downloadEndpoint("download", "/downloads/:token")
       .addError(P.ReceiptExpired)
-      .addError(P.RateLimited)
-      .addError(P.HostUnavailable)
-      .addError(P.GoodsUnavailable)
       .annotate(OpenApi.Summary, "Download a paid repository again (7 days after payment)")
       .annotate(OpenApi.Description, "The archive of the commit paid for, kept on the server after its first download. Limited to 10 downloads per receipt and 30 per client address an hour, and 2 at once per receipt (429 with Retry-After); the purchase itself is never counted. 503 goods_unavailable (with the receipt link again and Retry-After) when the code host cannot deliver it right now.")
   )
   .add(
-    HttpApiEndpoint.get("downloadLatest", "/downloads/:token/latest")
-      .setPath(S.DownloadPath)
-      .addSuccess(Goods)
-      .addError(P.NotFound)
+    downloadEndpoint("downloadLatest", "/downloads/:token/latest")
       .addError(P.UpdateRefused)
-      .addError(P.RateLimited)
-      .addError(P.HostUnavailable)
-      .addError(P.GoodsUnavailable)
       .annotate(OpenApi.Summary, "The listing's current commit, within the purchase's update window")
       .annotate(OpenApi.Description, "By any receipt link of a purchase (the purchase's own or an update's, expired or not): when the listing was sold with an update window (`updates_days`) and it is still open, the archive of the head of the listing's default branch, without paying again. A newer commit is a new delivery recorded on the ledger (one per commit), with its own receipt link (Link rel=\"receipt\", 7 days), signed receipt (X-Receipt, naming the update's `delivery` id and commit) and provenance (`<receipt link>/provenance`); the same commit as the purchase answers the purchase's own goods. 403 with code updates_not_included, updates_window_closed or listing_taken_down otherwise: the purchased commit stays downloadable by its receipt link (the problem's `receipt`). Counted with the purchase's re-downloads (429).")
   )

@@ -82,6 +82,15 @@ const bought = (email: string, updatesDays?: number) =>
     return { seller, buyer, bytes, receipt: receiptOf(paid), signed: paid.headers.get("x-receipt")! }
   })
 
+/** `<receipt>/latest` refused with `code`, naming the purchase's own link, which still serves the commit paid for. */
+const refusedButKept = (receipt: string, code: string) =>
+  Effect.gen(function*() {
+    const problem = yield* expectProblemResponse(yield* at(`${receipt}/latest`), 403, code)
+    expect(problem.receipt).toBe(receipt)
+    expect(problem.detail).toContain(receipt)
+    expect(manifestCommit(yield* goods(yield* at(receipt)))).toBe(WIDGET_SHA)
+  })
+
 const deliveriesOf = (saleId: string) => Effect.flatMap(SaleLedger, (l) => l.listDeliveries([saleId as any]))
 
 const alone = <A, E>(name: string, test: () => Effect.Effect<A, E, any>) =>
@@ -234,11 +243,7 @@ describe("outside the update window", () => {
       const { receipt, seller } = yield* bought("updates-closed@example.com", 1)
       yield* push
       yield* Effect.flatMap(ClockSkew, (c) => c.advance(DAY_MS + 60_000))
-      const problem = yield* expectProblemResponse(yield* at(`${receipt}/latest`), 403, "updates_window_closed")
-      expect(problem.receipt).toBe(receipt)
-      expect(problem.detail).toContain(receipt)
-      const kept = yield* at(receipt)
-      expect(manifestCommit(yield* goods(kept))).toBe(WIDGET_SHA)
+      yield* refusedButKept(receipt, "updates_window_closed")
       expect(yield* deliveriesOf((yield* onlySale(seller.accountId)).id)).toHaveLength(0)
     }))
 
@@ -246,8 +251,7 @@ describe("outside the update window", () => {
     Effect.gen(function*() {
       const { receipt } = yield* bought("updates-none@example.com")
       yield* push
-      yield* expectProblemResponse(yield* at(`${receipt}/latest`), 403, "updates_not_included")
-      expect(manifestCommit(yield* goods(yield* at(receipt)))).toBe(WIDGET_SHA)
+      yield* refusedButKept(receipt, "updates_not_included")
     }))
 
   alone("after a takedown: 403 listing_taken_down; the purchase's link still serves the paid commit", () =>
@@ -256,8 +260,7 @@ describe("outside the update window", () => {
       yield* push
       const down = yield* call("DELETE", "/repos/Octo-Org/Widget", { token: seller.key })
       expect(down.status, down.text).toBeLessThan(300)
-      yield* expectProblemResponse(yield* at(`${receipt}/latest`), 403, "listing_taken_down")
-      expect(manifestCommit(yield* goods(yield* at(receipt)))).toBe(WIDGET_SHA)
+      yield* refusedButKept(receipt, "listing_taken_down")
     }))
 
   alone("a forged or altered receipt token is 404, and costs nothing", () =>

@@ -5,7 +5,7 @@
  * Memory storage, with a ledger whose `settle` is scripted.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Cause, Chunk, type Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import type { SaleLedger } from "../../ports/SaleLedger.js"
 import { SaleLedger as Ledger } from "../../ports/SaleLedger.js"
 import { isStorageError, StorageError } from "../../ports/StorageError.js"
@@ -35,16 +35,22 @@ const pendingSale = Effect.gen(function*() {
 const storedStatus = (id: ReturnType<typeof aSale>["id"]) =>
   Effect.flatMap(Ledger, (l) => Effect.map(l.findById(id), (s) => Option.getOrThrow(s).status))
 
+/** markSettled of a fresh pending sale, forked; the clock moved by `wait`; its exit. */
+const settleAfter = (wait: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const sale = yield* pendingSale
+    const fiber = yield* Effect.fork(Effect.flatMap(Settlements, (s) => s.markSettled(sale, { ...PAID, network: sale.network })))
+    yield* TestClock.adjust(wait)
+    return { sale, exit: yield* Fiber.await(fiber) }
+  })
+
 describe("StorageError in the storage ports' error channel", () => {
   it.effect("a settle that fails twice with StorageError({ unavailable: true }) is retried, and the sale settles", () => {
     const calls = { settle: 0 }
     const unavailable = Effect.fail(new StorageError({ unavailable: true, message: "the database did not answer" }))
     return Effect.gen(function*() {
-      const sale = yield* pendingSale
-      const fiber = yield* Effect.fork(Effect.flatMap(Settlements, (s) => s.markSettled(sale, { ...PAID, network: sale.network })))
-      yield* TestClock.adjust("5 seconds")
-      const settled = yield* Fiber.join(fiber)
-      expect(settled).toMatchObject({ status: "settled", transaction: "0xpaid" })
+      const { exit, sale } = yield* settleAfter("5 seconds")
+      expect(Exit.isSuccess(exit) && exit.value).toMatchObject({ status: "settled", transaction: "0xpaid" })
       expect(yield* storedStatus(sale.id)).toBe("settled")
       expect(calls.settle).toBe(3)
     }).pipe(Effect.provide(layerWith(scripted(unavailable, 2, calls))))
@@ -53,10 +59,7 @@ describe("StorageError in the storage ports' error channel", () => {
   it.effect("a defect of settle is not retried: it ends the call at once and the sale stays pending", () => {
     const calls = { settle: 0 }
     return Effect.gen(function*() {
-      const sale = yield* pendingSale
-      const fiber = yield* Effect.fork(Effect.flatMap(Settlements, (s) => s.markSettled(sale, { ...PAID, network: sale.network })))
-      yield* TestClock.adjust("1 minute")
-      const exit = yield* Fiber.await(fiber)
+      const { exit, sale } = yield* settleAfter("1 minute")
       expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
       expect(calls.settle).toBe(1)
       expect(yield* storedStatus(sale.id)).toBe("pending")
@@ -67,10 +70,7 @@ describe("StorageError in the storage ports' error channel", () => {
     const calls = { settle: 0 }
     const broken = Effect.fail(new StorageError({ unavailable: false, message: "Failed to execute statement" }))
     return Effect.gen(function*() {
-      const sale = yield* pendingSale
-      const fiber = yield* Effect.fork(Effect.flatMap(Settlements, (s) => s.markSettled(sale, { ...PAID, network: sale.network })))
-      yield* TestClock.adjust("1 minute")
-      const exit = yield* Fiber.await(fiber)
+      const { exit } = yield* settleAfter("1 minute")
       expect(Exit.isFailure(exit) && !Cause.isDie(exit.cause)).toBe(true)
       const failure = Exit.isFailure(exit) ? Chunk.head(Cause.failures(exit.cause)) : Option.none()
       expect(Option.exists(failure, isStorageError)).toBe(true)
