@@ -24,6 +24,7 @@ import { ListingStore } from "../../ports/ListingStore.js"
 import { FacilitatorError, type SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { StorageError } from "../../ports/StorageError.js"
 import { WalletProof } from "../../ports/WalletProof.js"
 import { Listings } from "../../usecases/Listings.js"
 import type { Goods } from "../../usecases/Purchases.js"
@@ -649,6 +650,27 @@ describe("Purchases.pay: the buyer's retry with its id asking for the latest com
       }),
       { facilitator: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "no answer" })) } }
     ))
+
+  it.effect("a retry of a pending sale whose ledger cannot be read: the StorageError reaches the caller at once, neither waited on nor taken for still pending", () => {
+    // The next read fails, once: a retry that took the failure for "still pending" would read again, and succeed.
+    let failing = 0
+    const flaky = (ledger: Ledger): Ledger => ({
+      ...ledger,
+      findById: (id) =>
+        Effect.suspend(() => failing > 0 ? (failing--, Effect.fail(new StorageError({ unavailable: true, message: "the database did not answer" }))) : ledger.findById(id))
+    })
+    return run(
+      Effect.gen(function*() {
+        const { checkout, payment } = yield* bought()
+        expect(brief(yield* failureOf(pay(checkout, payment)))).toMatchObject({ _tag: "SettlementPending" })
+        for (const latest of [false, true]) {
+          failing = 1
+          expect(brief(yield* failureOf(pay(checkout, payment, latest)))).toMatchObject({ _tag: "StorageError", unavailable: true })
+        }
+      }),
+      { wrap: flaky, facilitator: { settle: () => Effect.fail(new FacilitatorError({ reason: "timeout", message: "no answer" })) } }
+    )
+  })
 
   it.effect("a retry with latest of a sale that failed is its failure again, as without", () =>
     run(

@@ -80,7 +80,7 @@ export const makeRecovery = (
    * no facilitator; its time window is not (a retry may come after the authorization lapsed). With `latest`, the
    * listing's current commit within the sale's update window instead of the commit paid for.
    */
-  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment, latest = false) {
+  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment, latest: boolean) {
     if (sale.checkoutId !== id || sale.livemode !== livemode || payment.network !== sale.network) return yield* idConflict
     const claimed = Option.getOrNull(payment.accepted)
     if (claimed !== null && !matchesTerms(sale.chain, claimed, sale)) return yield* idConflict
