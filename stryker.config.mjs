@@ -46,6 +46,8 @@ export const MONEY_SCOPE_FILES = [
   "usecases/purchases/Pay.ts",
   "usecases/purchases/Goods.ts",
   "usecases/purchases/Recovery.ts",
+  // Updates after purchase hand out goods without a payment: who may, which commit, within which window.
+  "usecases/purchases/Updates.ts",
   "usecases/Settlements.ts",
   "usecases/Reconciler.ts"
 ]
