@@ -13,7 +13,7 @@ import type { Goods } from "../../usecases/Purchases.js"
 const PAGE = "https://market.test/r/octo-org/widget"
 const RECEIPT = "https://market.test/downloads/tok"
 
-const rows: ReadonlyArray<readonly [E.InvalidInput | E.NotFound | E.CheckoutGone | E.NotSelling | E.PaymentIdConflict | E.RateLimited | E.PaymentsUnavailable | E.SettlementPending | E.HostUnavailable | E.GoodsUnavailable | E.ReceiptExpired, number, string, Record<string, unknown>]> = [
+const rows: ReadonlyArray<readonly [E.InvalidInput | E.NotFound | E.CheckoutGone | E.NotSelling | E.PaymentIdConflict | E.RateLimited | E.PaymentsUnavailable | E.SettlementPending | E.HostUnavailable | E.GoodsUnavailable | E.ReceiptExpired | E.UpdateRefused, number, string, Record<string, unknown>]> = [
   [E.InvalidInput.forField("PAYMENT-SIGNATURE", "is not base64"), 400, "invalid_request", { errors: [{ field: "PAYMENT-SIGNATURE", message: "is not base64" }] }],
   [new E.NotFound({ detail: "No such checkout." }), 404, "not_found", {}],
   [new E.CheckoutGone({ page: PAGE, detail: "replaced" }), 410, "checkout_gone", { page: PAGE }],
@@ -24,11 +24,14 @@ const rows: ReadonlyArray<readonly [E.InvalidInput | E.NotFound | E.CheckoutGone
   [new E.SettlementPending({ retryAfterSeconds: 5, detail: "not confirmed" }), 503, "settlement_pending", { retry_after_seconds: 5 }],
   [new E.HostUnavailable({ retryAfterSeconds: null, detail: "code host down" }), 503, "host_unavailable", {}],
   [new E.GoodsUnavailable({ receipt: RECEIPT, retryAfterSeconds: 30, detail: "owed" }), 503, "goods_unavailable", { receipt: RECEIPT, retry_after_seconds: 30 }],
-  [new E.ReceiptExpired({ page: PAGE, detail: "expired" }), 410, "receipt_expired", { page: PAGE }]
+  [new E.ReceiptExpired({ page: PAGE, detail: "expired" }), 410, "receipt_expired", { page: PAGE }],
+  ...(["updates_not_included", "updates_window_closed", "listing_taken_down"] as const).map((reason) =>
+    [new E.UpdateRefused({ reason, receipt: RECEIPT, detail: "yours: the commit paid for" }), 403, reason, { reason, receipt: RECEIPT }] as const
+  )
 ]
 
 describe("the checkout's problem table", () => {
-  it.each(rows.map((r) => [r[0]._tag, ...r] as const))("%s: its status and code, the same through MCP", (_tag, error, status, code, extra) => {
+  it.each(rows.map((r) => [`${r[0]._tag} ${r[2]}`, ...r] as const))("%s: its status and code, the same through MCP", (_tag, error, status, code, extra) => {
     expect(isCheckoutFailure(error)).toBe(true)
     const problem = checkoutProblem(error)
     expect(problem).toEqual({
