@@ -450,6 +450,19 @@ const duringVerify = () => {
   return { during, answers }
 }
 
+describe("Purchases.quote: the archive its offers name", () => {
+  it.effect("a live offer names the commit's archive once cut; a test offer never does (the twin's goods are a manifest made per sale)", () => {
+    const digest = { sha256: "ab".repeat(32), size: 42 }
+    const { layer } = setup({ wrapHost: (host) => ({ ...host, archiveDigest: () => Effect.succeed(Option.some(digest)) }) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const purchases = yield* Purchases
+      expect((yield* purchases.quote(checkout.id, true)).pin).toStrictEqual({ commit: SHA, archive: digest })
+      expect((yield* purchases.quote(checkout.id, false)).pin).toStrictEqual({ commit: SHA, archive: null })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
 describe("Purchases.pay: the commit its echoed offer names", () => {
   it.effect("refuses (commit_moved, naming the repo and the head now) a payment whose echoed offer names another commit than the head: the seller pushed since the 402; nothing recorded, no facilitator asked", () => {
     const { test, layer } = setup()

@@ -67,7 +67,8 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signe
     const terms = yield* priced(id, livemode)
     const { listing, requirements } = terms
     const info = yield* host.repo(listing.repo, yield* tokens.tokenOf(listing)).pipe(Effect.mapError(cannotDeliver))
-    const pin: Pin = { commit: info.headSha, archive: Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) }
+    // The test twin delivers a manifest made for each sale, never the commit's archive: its offers name no digest.
+    const pin: Pin = { commit: info.headSha, archive: terms.livemode ? Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) : null }
     const at = unixSeconds(yield* now)
     const sold = { listing: listing.id, repository: listing.repo.slug, updatesDays: listing.updatesDays }
     const offers = yield* Effect.forEach(requirements, (r) => signer.sign(offerClaimsOf(r, sold, pin, at + r.maxTimeoutSeconds)))
