@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto"
-import { type FileHandle, mkdir, open, readdir, rename, stat, unlink, utimes } from "node:fs/promises"
-import { join } from "node:path"
+import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises"
+import { basename, join } from "node:path"
 import { Chunk, Effect, Option, Stream } from "effect"
 import type { RepoRef } from "../../model/Ids.js"
+import { isArchiveDigest } from "../../model/ReceiptClaims.js"
 import { type ArchiveDigest, CodeHostError } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
@@ -13,7 +14,8 @@ const PART_SUFFIX = ".part"
 /** A partial file this old belongs to no download still running (one that crashed its process). */
 const ABANDONED_PART_MS = 24 * 60 * 60 * 1000
 const READ_CHUNK_BYTES = 64 * 1024
-const HASH_CHUNK_BYTES = 1024 * 1024
+/** Each kept archive's SHA-256 and size as JSON, written when it was kept, in a directory beside the archives'. */
+const DIGEST_SUFFIX = ".sha256.json"
 
 /**
  * Archives of purchased commits, kept on disk (under `<DATA_DIR>/archives`) so that re-downloads by receipt,
@@ -40,7 +42,16 @@ const HASH_CHUNK_BYTES = 1024 * 1024
  *   on disk).
  */
 export class ArchiveDisk {
-  constructor(readonly dir: string, readonly maxBytes: number) {}
+  /** Where the digest files live: `<dir>-digests`, so the archives' directory holds archives only. */
+  private readonly digestDir: string
+
+  constructor(readonly dir: string, readonly maxBytes: number) {
+    this.digestDir = `${dir}-digests`
+  }
+
+  private digestFileOf(archivePath: string): string {
+    return join(this.digestDir, basename(archivePath) + DIGEST_SUFFIX)
+  }
 
   private fileOf(ref: RepoRef, commitSha: string): string | undefined {
     if (!FULL_SHA.test(commitSha)) return undefined
@@ -68,31 +79,23 @@ export class ArchiveDisk {
 
   /**
    * The SHA-256 and size of the kept archive of `ref` at `commitSha`, if one is kept: by this process or another
-   * sharing the directory, before a restart or after. The file is the very bytes a re-download serves. None when
-   * nothing is kept (or it cannot be read); the file's use time is left as it was.
+   * sharing the directory, before a restart or after. Read from the small digest file written beside the archive
+   * when it was kept (hashed as its bytes were written), never by hashing the archive itself: the 402 asks for
+   * this, and a large archive would cost it seconds. None when nothing is kept, when the digest file is missing
+   * or does not describe the archive there (its size differs), or when either cannot be read.
    */
   digest(ref: RepoRef, commitSha: string): Effect.Effect<Option.Option<ArchiveDigest>> {
     const file = this.fileOf(ref, commitSha)
     if (file === undefined || this.maxBytes <= 0) return Effect.succeed(Option.none())
     const path = join(this.dir, file + ARCHIVE_SUFFIX)
     return Effect.promise(async () => {
-      const handle = await open(path, "r").catch(() => null)
-      if (handle === null) return Option.none()
+      const [info, text] = await Promise.all([stat(path).catch(() => null), readFile(this.digestFileOf(path), "utf8").catch(() => null)])
+      if (info === null || text === null) return Option.none()
       try {
-        const hash = createHash("sha256")
-        const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES)
-        let size = 0
-        for (;;) {
-          const { bytesRead } = await handle.read(buffer, 0, HASH_CHUNK_BYTES, null)
-          if (bytesRead === 0) break
-          hash.update(buffer.subarray(0, bytesRead))
-          size += bytesRead
-        }
-        return Option.some({ sha256: hash.digest("hex"), size })
+        const digest: unknown = JSON.parse(text)
+        return isArchiveDigest(digest) && digest !== null && digest.size === info.size ? Option.some(digest) : Option.none()
       } catch {
         return Option.none()
-      } finally {
-        await handle.close().catch(() => undefined)
       }
     })
   }
@@ -124,6 +127,7 @@ export class ArchiveDisk {
       let handle: FileHandle | null = null
       let size = 0
       let keeping = true
+      const hash = createHash("sha256")
       const drop = async () => {
         keeping = false
         const h = handle
@@ -143,7 +147,10 @@ export class ArchiveDisk {
             await mkdir(this.dir, { recursive: true, mode: 0o700 })
             handle = await open(part, "wx", 0o600)
           }
-          for (const p of parts) await handle.write(p)
+          for (const p of parts) {
+            await handle.write(p)
+            hash.update(p)
+          }
           size += bytes
         } catch {
           await drop()
@@ -162,6 +169,11 @@ export class ArchiveDisk {
           await unlink(part).catch(() => undefined)
           return
         }
+        // The digest file: what `digest` answers other processes and later lives with (a failed write leaves none).
+        const digest = JSON.stringify({ sha256: hash.digest("hex"), size })
+        await mkdir(this.digestDir, { recursive: true, mode: 0o700 })
+          .then(() => writeFile(this.digestFileOf(path), digest, { mode: 0o600 }))
+          .catch(() => undefined)
         await this.evict().catch(() => undefined)
       }
       return download.pipe(
@@ -194,6 +206,7 @@ export class ArchiveDisk {
     for (const k of kept) {
       if (total <= this.maxBytes) break
       await unlink(k.path).catch(() => undefined)
+      await unlink(this.digestFileOf(k.path)).catch(() => undefined)
       total -= k.size
     }
   }

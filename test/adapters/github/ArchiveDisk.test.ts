@@ -89,6 +89,9 @@ describe("CodeHostGithub: archives kept on disk", () => {
         expect(yield* host.archiveDigest(publicRef, HEAD.replace(/^0/, "9"))).toEqual(Option.none())
         expect(yield* host.archiveDigest(publicRef, "main")).toEqual(Option.none())
         expect(gh.calls.length).toBe(calls)
+        // Read from the digest file written when the archive was kept (beside the archives' directory, private).
+        expect(readdirSync(join(dir, "archives-digests"))).toEqual([`${readdirSync(join(dir, "archives"))[0]}.sha256.json`])
+        expect(statSync(join(dir, "archives-digests")).mode & 0o777).toBe(0o700)
         // The bytes it then serves are the kept ones, checked against that digest.
         expect((yield* read(publicRef, HEAD)).equals(first)).toBe(true)
       }), other)
