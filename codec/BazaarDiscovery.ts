@@ -1,5 +1,6 @@
 import type { HTTPRequestContext } from "@x402/core/http"
 import { BAZAAR, bazaarResourceServerExtension, declareDiscoveryExtension, sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar"
+import { isRecord } from "../model/Jws.js"
 
 /** What every checkout sells: a gzipped tar. */
 export const GOODS_MIME_TYPE = "application/gzip"
@@ -60,9 +61,6 @@ const declare = (): Readonly<Record<string, unknown>> => {
 
 /** The x402 Bazaar discovery declaration every checkout's 402 carries (see `declare` above). */
 export const CHECKOUT_DISCOVERY: Readonly<Record<string, unknown>> = declare()
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The marketplace's name in Bazaar entries (`resource.serviceName`: printable ASCII, at most 32 characters). */
 export const SERVICE_NAME = "repomarket"

@@ -1,6 +1,7 @@
 import { DELIVERY_PREDICATE_TYPE, type DeliveryStatement, IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, pae } from "../model/Provenance.js"
 import type { ArchiveDigest } from "../model/ReceiptClaims.js"
 import { ed25519Verifies, keyListOf, type ReceiptKey } from "./VerifyReceipt.js"
+import { isRecord } from "../model/Jws.js"
 
 /** What `verifyProvenance` found: the statement and the key that signed it, or why it does not hold. */
 export type ProvenanceVerification =
@@ -8,9 +9,6 @@ export type ProvenanceVerification =
   | { readonly valid: false; readonly reason: string }
 
 const refused = (reason: string): ProvenanceVerification => ({ valid: false, reason })
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Standard or URL-safe base64 → bytes; null when it is neither. */
 const fromBase64 = (text: string): Uint8Array | null => {

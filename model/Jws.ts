@@ -3,7 +3,8 @@
  * (x402 `offer-receipt`) need on both sides, the marketplace's and a verifier's. No signature is checked here.
  */
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** base64url (no padding) → bytes; null when it is not base64url. Browser-safe (no Buffer). */

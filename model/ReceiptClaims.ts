@@ -7,7 +7,7 @@
  */
 
 import { checkoutPath, testCheckoutPath } from "./Checkout.js"
-import { parseJws } from "./Jws.js"
+import { isRecord, parseJws } from "./Jws.js"
 import type { PaymentRequirement } from "./Payment.js"
 import type { Sale } from "./Sale.js"
 
@@ -113,9 +113,6 @@ export interface ReceiptClaims {
 
 const HEX_64 = /^[0-9a-f]{64}$/
 const COMMIT = /^[0-9a-f]{40}$/
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0
 
