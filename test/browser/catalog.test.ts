@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
 import { DEFAULT_REPOS } from "../support/app.js"
 import { CATALOG_REPOS, listingBody } from "../support/catalog.js"
-import { api, type BrowserApp, describeBrowser, DESKTOP, launchChromium, PHONE, screenshot, startBrowserApp } from "./support.js"
+import { api, type BrowserApp, describeBrowser, DESKTOP, launchChromium, recordFailedRequests, PHONE, screenshot, startBrowserApp } from "./support.js"
 
 /**
  * Issue 16: a shopper in Chromium. The home page (search box, newest listings, categories with counts, the
@@ -28,7 +28,7 @@ describeBrowser("the catalog in Chromium: home page and search", () => {
       dialogs.push(d.message())
       void d.dismiss()
     })
-    page.on("requestfailed", (r) => violations.push(`failed: ${r.url()}`))
+    recordFailedRequests(page, violations)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
-import { type BrowserApp, describeBrowser, DESKTOP, launchChromium, signInThroughMail, startBrowserApp } from "./support.js"
+import { type BrowserApp, describeBrowser, DESKTOP, launchChromium, recordFailedRequests, signInThroughMail, startBrowserApp } from "./support.js"
 
 /**
  * Issue 12, finding 11: `/docs` (the Scalar API reference, a large third-party script) carries a strict
@@ -21,7 +21,7 @@ describeBrowser("/docs under a strict Content-Security-Policy in Chromium", () =
     page.on("console", (m) => {
       if (/Content Security Policy|Refused to|violates/i.test(m.text())) violations.push(m.text())
     })
-    page.on("requestfailed", (r) => violations.push(`failed: ${r.url()}`))
+    recordFailedRequests(page, violations)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

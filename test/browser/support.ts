@@ -66,6 +66,18 @@ export const launchChromium = (): Promise<Browser> =>
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
   })
 
+/**
+ * Records every request the page could not complete (`failed: <url> (<reason>)`) into `into`. A request the
+ * browser itself cancelled because the page navigated away (`net::ERR_ABORTED`, e.g. the favicon of the page
+ * just left) is not a failure of the app and is not recorded; a refused connection, a reset or a timeout is.
+ */
+export const recordFailedRequests = (page: Page, into: Array<string>) => {
+  page.on("requestfailed", (r) => {
+    const reason = r.failure()?.errorText ?? "unknown"
+    if (reason !== "net::ERR_ABORTED") into.push(`failed: ${r.url()} (${reason})`)
+  })
+}
+
 export const DESKTOP = { width: 1280, height: 900 } as const
 export const PHONE = { width: 390, height: 844 } as const
 
