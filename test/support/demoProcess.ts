@@ -16,8 +16,21 @@ export interface DemoProcess {
   readonly exited: Promise<number | null>
   /** Resolves once `found` holds of stdout; fails with the output if the demo exits first or `ms` pass. */
   readonly waitFor: (found: (stdout: string) => boolean, ms: number) => Promise<void>
-  /** `signal` to the whole process group, then waits (at most 10 s) for npm to exit. */
+  /**
+   * `signal` to the whole process group, then waits (at most 10 s) until every process of it is gone: npm may
+   * exit on the signal before the server under it has closed its port.
+   */
   readonly kill: (signal?: NodeJS.Signals) => Promise<void>
+}
+
+/** Whether any process of the group led by `pid` is still running (signal 0 only asks). */
+const groupAlive = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Starts `npm run demo -- <args>` with `env` on top of PATH and HOME. */
@@ -53,6 +66,7 @@ export const startDemo = (args: ReadonlyArray<string>, env: Record<string, strin
         // Already gone.
       }
       await Promise.race([exited, sleep(10_000)])
+      for (const until = Date.now() + 10_000; groupAlive(child.pid!) && Date.now() < until;) await sleep(50)
     }
   }
 }
