@@ -101,6 +101,18 @@ export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
    */
   readonly archiveDigest: (ref: RepoRef, commitSha: string) => Effect.Effect<Option.Option<ArchiveDigest>>
   /**
+   * Cuts the archive of `commitSha` ahead of its delivery: reads it whole, as `archive` would, and keeps it where
+   * this adapter keeps archives, so that its digest is known (`archiveDigest`) and the next `archive` of that
+   * commit is those bytes. The digest once cut (or when known already); none when this adapter could not keep it
+   * (larger than it keeps, or a name that is not a commit id), its download then stopped as soon as that is
+   * clear, never read to its end for nothing. Fails as `archive` does.
+   */
+  readonly cut: (
+    ref: RepoRef,
+    commitSha: string,
+    token: Option.Option<Redacted.Redacted<string>>
+  ) => Effect.Effect<Option.Option<ArchiveDigest>, CodeHostError>
+  /**
    * The owner's public repositories. An anonymous lookup anybody can trigger for any name: an adapter with a
    * shared quota may refuse it (`quota_reserved`) rather than spend what previews and purchases need.
    */

@@ -6,6 +6,9 @@ import { type ArchiveDigest, CodeHostError, wholeArchiveBytes } from "../../port
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
 const FULL_SHA = /^[0-9a-f]{40}$/i
 
+/** Whether `sha` is a full commit id, the only name whose archive is recorded (and kept). */
+export const isCommitId = (sha: string): boolean => FULL_SHA.test(sha)
+
 /** SHA-256 (hex) and length of whole bytes. */
 export const digestOf = (bytes: Uint8Array): ArchiveDigest => ({
   sha256: createHash("sha256").update(bytes).digest("hex"),

@@ -31,10 +31,11 @@ const DIGEST_SUFFIX = ".sha256.json"
  * - **Only whole archives**: bytes are written to a private partial file while they stream to the buyer and
  *   renamed into place only once the download reached its end, so a broken download is never served from
  *   here. A write that fails (a full disk) stops keeping; it never fails the buyer's download.
- * - **Who gets the bytes** is decided by the callers, as for the code host: `CodeHost.archive` is called only
- *   for a settled sale of that repository at that commit (a purchase, its receipt, the paying wallet, the
- *   buyer's payment-identifier retry). A private repository's commit is pinned at purchase time with the
- *   seller's token, which proves that token could read it then; a taken-down listing sells nothing (its
+ * - **Who gets the bytes** is decided by the callers, as for the code host: `CodeHost.archive` hands them out
+ *   only for a settled sale of that repository at that commit (a purchase, its receipt, the paying wallet, the
+ *   buyer's payment-identifier retry); `CodeHost.cut` keeps them ahead of a sale and hands them to no one. A
+ *   private repository is read with the listing's own token, which proves that token could read that commit
+ *   then; a taken-down listing sells nothing (its
  *   checkout answers 410), so no new buyer reaches its archive, while receipts of sales already settled may
  *   still re-download it from here (the code host would refuse them once the token is destroyed).
  * - Files are created with mode 0600 in a 0700 directory. The directory is created on the first archive

@@ -1,8 +1,8 @@
 import { join } from "node:path"
-import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema, Stream } from "effect"
 import { RepoRef } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
-import { ArchiveDigests } from "../crypto/ArchiveDigests.js"
+import { ArchiveDigests, isCommitId } from "../crypto/ArchiveDigests.js"
 import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
@@ -234,6 +234,17 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           const known = digests.get(ref, commitSha)
           if (known !== undefined || disk === null) return Effect.succeed(Option.fromNullable(known))
           return Effect.map(disk.digest(ref, commitSha), Option.filter((d) => digests.learn(ref, commitSha, d)))
+        }),
+      // Read no further than this adapter keeps (the disk's budget, else one archive in memory): beyond it the
+      // bytes would be downloaded again for the delivery, so the download stops and nothing is promised.
+      cut: (ref, commitSha, token) =>
+        Effect.flatMap(service.archiveDigest(ref, commitSha), (known) => {
+          const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
+          if (Option.isSome(known) || keeps <= 0 || !isCommitId(commitSha)) return Effect.succeed(known)
+          return service.archive(ref, commitSha, token).pipe(
+            Stream.runFoldWhile(0, (read) => read <= keeps, (read, chunk) => read + chunk.length),
+            Effect.flatMap((read) => read > keeps ? Effect.succeed(Option.none()) : service.archiveDigest(ref, commitSha))
+          )
         }),
       ownerRepos,
       ownerUrl: (owner) => `${endpoints.webUrl}/${enc(owner)}`

@@ -429,6 +429,45 @@ describe("CodeHostGithub: archives of pinned commits are kept in memory", () => 
     })))
 })
 
+describe("CodeHostGithub: cut (an archive read whole and kept ahead of its delivery)", () => {
+  const sauce = new RepoRef({ owner: "octo-org", name: "secret-sauce" })
+  const tarballRequests = () => gh.calls.filter((c) => c.url.pathname.includes("tarball")).length
+  const digestOf = (bytes: Uint8Array) => ({ sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length })
+
+  it.effect("answers the digest of the bytes it kept: the next archive of the commit is those bytes, with no request", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const cut = yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))
+      expect(cut).toEqual(Option.some(digestOf(SECRET.tarball!)))
+      expect(yield* host.archiveDigest(sauce, HEAD)).toEqual(cut)
+      expect(tarballRequests()).toBe(1)
+      const bytes = yield* Stream.runCollect(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))
+      expect(Buffer.concat(Chunk.toArray(bytes)).equals(Buffer.from(SECRET.tarball!))).toBe(true)
+      // A second cut of a commit already known asks nothing.
+      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).toEqual(cut)
+      expect(tarballRequests()).toBe(1)
+    })))
+
+  // An archive larger than the adapter keeps: CodeHostGithubCut.test.ts (a real socket; msw cannot cancel a body).
+  it.effect("keeps nothing and reads nothing for a name that is not a commit id, or with nothing kept at all", () =>
+    Effect.gen(function*() {
+      yield* withHost(Effect.flatMap(CodeHost, (host) => host.cut(sauce, "main", token(PRIVATE_TOKEN))).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))))
+      yield* withHost(
+        Effect.flatMap(CodeHost, (host) => host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))),
+        githubHost({ archiveCacheEntryBytes: 0 })
+      )
+      expect(tarballRequests()).toBe(0)
+    }))
+
+  it.effect("fails as the archive does, and records nothing", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const failure = yield* Effect.flip(host.cut(sauce, HEAD, token(OTHER_TOKEN)))
+      expect(failure._tag).toBe("CodeHostError")
+      expect(yield* host.archiveDigest(sauce, HEAD)).toEqual(Option.none())
+    })))
+})
+
 describe("CodeHostGithub: owner index", () => {
   it.effect("lists the owner's public repos, leaving out forks and archived ones", () =>
     withHost(Effect.gen(function*() {
