@@ -48,6 +48,8 @@ export const MONEY_SCOPE_FILES = [
   "usecases/purchases/Recovery.ts",
   // Updates after purchase hand out goods without a payment: who may, which commit, within which window.
   "usecases/purchases/Updates.ts",
+  // Which digest a delivery, its receipt and an offer name, and when an archive is cut (issue 30).
+  "usecases/ArchiveCuts.ts",
   "usecases/Settlements.ts",
   "usecases/Reconciler.ts"
 ]

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { ReceiptExpired } from "../model/Errors.js"
 import { receiptExpired } from "../model/rules/Receipt.js"
+import { ArchiveCuts } from "./ArchiveCuts.js"
 import { HostTokens } from "./HostTokens.js"
 import { purchaseDeps } from "./purchases/Deps.js"
 import { makeGoods } from "./purchases/Goods.js"
@@ -21,7 +22,7 @@ export { PAYMENT_ATTEMPTS_PER_MINUTE } from "./purchases/Pay.js"
  * recovery of payments already on the ledger, and the messages a buyer reads); this service wires them.
  */
 export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases", {
-  dependencies: [HostTokens.Default],
+  dependencies: [HostTokens.Default, ArchiveCuts.Default],
   effect: Effect.gen(function*() {
     const deps = yield* purchaseDeps
     const quoting = makeQuoting(deps)

@@ -4,9 +4,11 @@ import { type HostUnavailable, NotFound } from "../model/Errors.js"
 import type { Listing } from "../model/Listing.js"
 import { categorize, type Category } from "../model/rules/Category.js"
 import { isPlausibleOwner, isPlausibleRepoName } from "../model/rules/HostUrl.js"
+import { isSelling } from "../model/rules/Selling.js"
 import { AccountStore } from "../ports/AccountStore.js"
 import { type ArchiveDigest, CodeHost, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../ports/CodeHost.js"
 import { ListingStore } from "../ports/ListingStore.js"
+import { ArchiveCuts } from "./ArchiveCuts.js"
 import { isOutage, outage } from "./HostErrors.js"
 import { Listings } from "./Listings.js"
 
@@ -56,18 +58,20 @@ export interface RepoPage {
     readonly info: RepoInfo
     readonly tree: RepoTree
     readonly readme: Option.Option<Readme>
-    /** The archive of the head commit (what a purchase now delivers), once a first one was cut; else null. */
+    /** The archive of the head commit (what a purchase now delivers), once cut (viewing the page of a listing for sale starts that); else null. */
     readonly archive: ArchiveDigest | null
   } | null
 }
 
 /** The public pages: an owner's page and a listed repo's page, with a preview read from the code host. */
 export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefront", {
+  dependencies: [ArchiveCuts.Default],
   effect: Effect.gen(function*() {
     const store = yield* ListingStore
     const accounts = yield* AccountStore
     const host = yield* CodeHost
     const listings = yield* Listings
+    const cuts = yield* ArchiveCuts
 
     /**
      * The owner ties to an account when an account's code-host connection is the owner, or when exactly
@@ -120,7 +124,11 @@ export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefr
       const preview = yield* Effect.gen(function*() {
         const info = yield* host.repo(listing.repo, token)
         const [tree, readme] = yield* Effect.all([host.tree(info, token), host.readme(info, token)], { concurrency: 2 })
-        const archive = Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha))
+        // A listing for sale has its commit's archive cut, as its first 402 does (waiting a moment for it), so
+        // the page names what a purchase delivers; one not for sale names a digest only if already known.
+        const archive = Option.getOrNull(
+          yield* isSelling(listing) ? cuts.digestForOffer(listing.repo, info.headSha, token) : host.archiveDigest(listing.repo, info.headSha)
+        )
         return { info, tree, readme, archive }
       }).pipe(
         Effect.catchTag("CodeHostError", (e) =>

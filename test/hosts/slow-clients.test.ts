@@ -261,7 +261,9 @@ const DownloadApp = Served(
   { HEADERS_TIMEOUT_MS: "500", REQUEST_TIMEOUT_MS: "1000", RESPONSE_STALL_TIMEOUT_MS: String(STALL_MS), GITHUB_API_URL: github.url, X402_FACILITATOR_URL: facilitator.url },
   Layer.merge(
     testPorts({ config: { X402_FACILITATOR_URL: facilitator.url } }),
-    CodeHostGithub.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["GITHUB_API_URL", github.url]])))))
+    // Nothing kept on disk: the endless archive is one no adapter keeps, so the 402's cut stops once it is past
+    // what memory holds, and the delivery streams it straight from the code host.
+    CodeHostGithub.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["GITHUB_API_URL", github.url], ["ARCHIVE_CACHE_BYTES", "0"]])))))
   )
 )
 

@@ -71,9 +71,13 @@ const claimsOf = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "ba
 
 describe("every 402 pins the commit", () => {
   layer(LiveApp(), REAL_TIME)((it) => {
-    it.effect("v2 and v1, live and test: signed offers name the checkout, the terms and the head commit; no digest before the first cut", () =>
+    it.effect("v2 and v1, live and test: signed offers name the checkout, the terms and the head commit; the repo page and live offers name its archive's digest before anybody bought it, test offers none", () =>
       Effect.gen(function*() {
         const seller = yield* sell("pin@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        // The repo page of a listing for sale, viewed before any 402: it had the commit's archive cut, and names it.
+        const before = yield* get(`${yield* origin}/r/Octo-Org/Widget`, { accept: "application/json" })
+        const shown = (yield* Effect.promise(() => before.json() as Promise<{ archive: unknown }>)).archive
+        expect(shown).toStrictEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: expect.any(Number) })
         for (const [url, resource, livemode] of [[seller.live, seller.listing.checkout_url, true], [seller.test, seller.listing.test_checkout_url, false]] as const) {
           const { required, body } = yield* challenge(url)
           const offers = yield* offersOf(required)
@@ -92,14 +96,16 @@ describe("every 402 pins the commit", () => {
               listing: expect.stringMatching(/^lst_/),
               repository: "Octo-Org/Widget",
               commit: WIDGET_SHA,
-              archive: null,
+              // The first live 402 of a commit cut its archive (and waited for it): nobody bought it yet. The test
+              // twin delivers a manifest of its own, never that archive: its offers name no digest.
+              archive: livemode ? shown : null,
               livemode
             })
             expect(offer.validUntil).toBeGreaterThan(Date.now() / 1000)
           })
-          // The repo page says so too, before any archive was cut.
+          // The repo page names the same commit and archive.
           const page = yield* get(`${yield* origin}/r/Octo-Org/Widget`, { accept: "application/json" })
-          expect(yield* Effect.promise(() => page.json())).toMatchObject({ commit: WIDGET_SHA, archive: null })
+          expect(yield* Effect.promise(() => page.json())).toMatchObject({ commit: WIDGET_SHA, archive: shown })
           // x402 v1 clients read the body: the same signed offers, at the place the extension gives them in v1.
           expect(body.extensions["offer-receipt"].info.offers).toEqual(required.extensions["offer-receipt"].info.offers)
         }
@@ -114,20 +120,21 @@ describe("a purchase delivers the pinned commit, its digest and a signed receipt
         const seller = yield* sell("digest@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
         const jwks = yield* publishedKeys
 
-        // The first buyer's archive is the commit's first cut: its digest is learnt as it streams.
+        // The first buyer of the commit: the 402 the official client paid already named the archive (the first
+        // offer of a commit cuts it), and the very first delivery carries its Repr-Digest and a receipt naming it.
         const first = clientOf()
         facilitatorOk(first.buyer.address)
         const paid = yield* Effect.promise(() => wrapFetchWithPayment(fetch, first.client)(seller.live))
         const bytes = yield* expectGoods(paid)
+        const digest = { sha256: sha256(bytes), size: bytes.length }
+        expect(paid.headers.get("repr-digest")).toBe(reprDigestOf(bytes))
         const firstReceipt = extractReceiptFromResponse(paid)
         expect(firstReceipt?.format).toBe("jws")
-        const firstCheck = yield* Effect.promise(() => verifyReceipt(firstReceipt as any, jwks))
-        expect(firstCheck).toMatchObject({ valid: true, claims: { commit: WIDGET_SHA, payer: first.buyer.address } })
+        const firstCheck = yield* Effect.promise(() => verifyReceipt(firstReceipt as any, jwks, { archive: digest }))
+        expect(firstCheck).toMatchObject({ valid: true, claims: { commit: WIDGET_SHA, payer: first.buyer.address, archive: digest } })
 
-        // From now on every 402 names the archive (asked past the front door, which may serve a 402 it remembered
-        // from before the cut for RESPONSE_CACHE_MS), and the receipt link answers with its digest and a receipt naming it.
+        // Every 402 names the archive, and the receipt link answers with its digest and a receipt naming it.
         const { required } = yield* challenge(`${seller.live}?after-the-cut`)
-        const digest = { sha256: sha256(bytes), size: bytes.length }
         for (const offer of yield* offersOf(required)) expect(offer).toMatchObject({ commit: WIDGET_SHA, archive: digest })
         const again = yield* get(yield* local(receiptOf(paid)))
         const againBytes = yield* expectGoods(again)

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { http, HttpResponse } from "msw"
@@ -11,6 +12,8 @@ import { acceptedOf, challenge, onlySale, payWith, PurchaseApp, REAL_TIME, sell,
 /*
  * The goods are streamed: the buyer gets the headers and the first bytes of the archive while the code host
  * has not yet produced the rest. A server that buffered the archive could not answer before the gate opens.
+ * (The first live 402 had the code host cut the commit's archive, so the digest is known ahead of the bytes;
+ * the delivery itself still streams what the code host sends, checked against that digest.)
  * (Memory use for a 1 GiB archive through the GitHub adapter is measured by bench/archive-stream.ts.)
  */
 
@@ -58,6 +61,10 @@ layer(StreamApp, REAL_TIME)("the paid archive is streamed", (it) => {
       expect(res.status).toBe(200)
       expect(res.headers.get("content-type")).toBe("application/gzip")
       expect(res.headers.get("content-length")).toBeNull()
+      // The 402 had the commit's archive cut (the code host's own cut, not this gated download): even the first
+      // delivery names its digest ahead of its bytes.
+      const digest = res.headers.get("repr-digest")
+      expect(digest).toMatch(/^sha-256=:[A-Za-z0-9+/]{43}=:$/)
       const reader = res.body!.getReader()
       const first = yield* Effect.promise(() => within(5_000, reader.read()))
       expect(new TextDecoder().decode(first.value)).toBe("0123456 README.md\n# Widget\n\nHello <script>alert(1)</script>\n\n")
@@ -71,5 +78,7 @@ layer(StreamApp, REAL_TIME)("the paid archive is streamed", (it) => {
         rest += new TextDecoder().decode(r.value)
       }
       expect(rest).toBe("0123456 src/index.ts\nexport {}\n\n")
+      const whole = Buffer.concat([Buffer.from(first.value!), Buffer.from(rest, "utf8")])
+      expect(digest).toBe(`sha-256=:${createHash("sha256").update(whole).digest("base64")}:`)
     }))
 })

@@ -101,17 +101,17 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
     expect((await lambda.report(again.requestId)).heapGrowthBytes).toBeLessThan(HEAP_TARGET)
   }, 180_000)
 
-  it("a code host that breaks off mid-archive cuts the stream with an error trailer, never a clean end", async () => {
+  it("a code host that breaks off mid-archive: a 503 with the receipt link before any byte where the function keeps archives; else the stream is cut with an error trailer, never a clean end", async () => {
     world.github.put({
       owner: "big-org",
       name: "flaky",
       files: { "README.md": "# Flaky\n" },
-      // The codeload connection dies after 1 MiB.
+      // The codeload connection dies after 3 MiB: more than a function holds in memory (2 MiB).
       tarball: () => {
         let sent = 0
         return new Readable({
           read() {
-            if (sent++ < 16) this.push(Buffer.alloc(64 * 1024, sent))
+            if (sent++ < 48) this.push(Buffer.alloc(64 * 1024, sent))
             else this.destroy(new Error("connection reset"))
           }
         })
@@ -121,16 +121,31 @@ describe.skipIf(problem !== undefined && !REQUIRE_POSTGRES)("the bundled streami
     const created = await json(listed)
     expect(listed.statusCode, JSON.stringify(created)).toBe(201)
     const checkout = pathOf(created.checkout_url as string)
-    const offered = await call("GET", checkout)
-    const body402 = await json(offered)
-    const http = new x402HTTPClient(new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(generatePrivateKey()))))
-    const payment = http.encodePaymentSignatureHeader(await http.createPaymentPayload(http.getPaymentRequiredResponse((n) => offered.headers[n.toLowerCase()], body402)))
-    const paid = await call("GET", checkout, { headers: Object.fromEntries(Object.entries(payment).map(([k, v]) => [k.toLowerCase(), v])) })
+    const buy = async (through: FakeLambda) => {
+      const offered = await through.invoke(httpEvent("GET", checkout, { kind: "function-url" }))
+      const body402 = await json(offered)
+      const http = new x402HTTPClient(new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(generatePrivateKey()))))
+      const payment = http.encodePaymentSignatureHeader(await http.createPaymentPayload(http.getPaymentRequiredResponse((n) => offered.headers[n.toLowerCase()], body402)))
+      return through.invoke(httpEvent("GET", checkout, { kind: "function-url", headers: Object.fromEntries(Object.entries(payment).map(([k, v]) => [k.toLowerCase(), v])) }))
+    }
+
+    // This function keeps archives under DATA_DIR: a first delivery is cut whole before its first byte (so that
+    // it carries its digest), and a cut that breaks off is a 503 naming the receipt link: paid, goods owed.
+    const owed = await buy(lambda)
+    expect(owed.statusCode).toBe(503)
+    expect(owed.headers["link"]).toMatch(/rel="receipt"/)
+    expect(await json(owed)).toMatchObject({ code: "goods_unavailable" })
+
+    // A function that keeps no archive on disk streams one larger than it holds straight from codeload: when
+    // codeload breaks off, the stream is cut with an error trailer.
+    const keepsNone = (await world.environment("hosts/lambda/streaming.ts", { env: { ARCHIVE_CACHE_BYTES: "0" } })).lambda
+    const paid = await buy(keepsNone)
     expect(paid.statusCode).toBe(200)
     expect(paid.headers["link"]).toMatch(/rel="receipt"/)
+    expect(paid.headers["repr-digest"]).toBeUndefined()
     await expect(digestOf(paid.body)).rejects.toThrow(/failed mid-stream/)
     expect((await paid.ended).errorType).toBeDefined()
-  }, 60_000)
+  }, 120_000)
 
   it("everything but an archive answers as the buffered handler does (status, headers, bytes)", async () => {
     const buffered = (await world.environment("hosts/lambda/handler.ts")).lambda

@@ -104,9 +104,10 @@ const firstLife = (server: ServerProcess) =>
     const live = yield* buy(widget.json.checkout_url)
     expect(live.receipt).toMatchObject({ success: true, network: "eip155:8453", payer: live.buyer.address })
     expect(untar(live.bytes)).toEqual(untar(tarballOf(WIDGET)))
-    // Streamed from GitHub the first time; the commit's archive is then held, and the receipt link sends it in
-    // one write with its length (adapters/github/ArchiveCache.ts).
-    expect(live.res.headers.get("content-length")).toBeNull()
+    // The first live 402 cut the commit's archive from GitHub, which is then held (adapters/github/ArchiveCache.ts):
+    // the first delivery too is sent in one write with its length and its Repr-Digest, and so is the receipt link's.
+    expect(live.res.headers.get("content-length")).toBe(String(live.bytes.length))
+    expect(live.res.headers.get("repr-digest")).toBe(`sha-256=:${createHash("sha256").update(live.bytes).digest("base64")}:`)
     const receiptLink = /<([^>]+)>; rel="receipt"/.exec(live.res.headers.get("link") ?? "")![1]!
     const again = yield* Effect.promise(() => fetch(receiptLink))
     const againBytes = Buffer.from(yield* Effect.promise(() => again.arrayBuffer()))

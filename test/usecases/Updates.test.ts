@@ -7,6 +7,7 @@
  * viem) to retry with the buyer's payment-identifier id; "the seller pushes" is the memory code host's `put`
  * with another head; time moves with the TestClock.
  */
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Layer, Option, Redacted, Stream, TestClock, Tracer } from "effect"
 import { gunzipSync } from "node:zlib"
@@ -374,21 +375,23 @@ describe("Purchases.deliverLatest: the listing's current commit", () => {
       expect(yield* deliveries(sale)).toEqual([])
     })))
 
-  it.effect("a live sale's update is the update commit's archive; once cut, its receipt names that archive's digest", () =>
+  it.effect("a live sale's update is the update commit's archive, cut before it goes out: its digest and its receipt name those bytes", () =>
     run(Effect.gen(function*() {
       const { sale, listing } = yield* sold({ livemode: true })
       // The purchased commit's archive is cut first, so its digest is known and must not be the update's.
       const own = yield* deliverLatest(sale, listing)
       yield* bytesOf(own.body)
       yield* push(NEW_SHA)
+      const host = yield* CodeHost
+      expect(yield* host.archiveDigest(WIDGET_REF, NEW_SHA)).toStrictEqual(Option.none())
       const goods = yield* deliverLatest(sale, listing)
       expect(goods.filename).toBe(`Octo-Org-Widget-${NEW_SHA.slice(0, 7)}.tar.gz`)
-      expect(goods.digest).toBeNull()
-      expect(claimsOf(goods.signedReceipt)).toMatchObject({ commit: NEW_SHA, archive: null, delivery: goods.update!.id, livemode: true })
-      const bytes = (yield* bytesOf(goods.body)).toString("utf8")
-      expect(bytes).toContain(`${NEW_SHA.slice(0, 7)} CHANGELOG.md`)
-      const host = yield* CodeHost
       const cut = Option.getOrThrow(yield* host.archiveDigest(WIDGET_REF, NEW_SHA))
+      expect(goods.digest).toStrictEqual(cut)
+      expect(claimsOf(goods.signedReceipt)).toMatchObject({ commit: NEW_SHA, archive: cut, delivery: goods.update!.id, livemode: true })
+      const bytes = yield* bytesOf(goods.body)
+      expect(bytes.toString("utf8")).toContain(`${NEW_SHA.slice(0, 7)} CHANGELOG.md`)
+      expect({ sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length }).toStrictEqual(cut)
       const again = yield* download(tokenOf(goods.receipt))
       expect(again.digest).toStrictEqual(cut)
       expect(claimsOf(again.signedReceipt)).toMatchObject({ commit: NEW_SHA, archive: cut, delivery: goods.update!.id })

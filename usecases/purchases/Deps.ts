@@ -10,6 +10,7 @@ import { RateLimiter } from "../../ports/RateLimiter.js"
 import { ReceiptSigner } from "../../ports/ReceiptSigner.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
+import { ArchiveCuts } from "../ArchiveCuts.js"
 import { HostTokens } from "../HostTokens.js"
 import { Settlements } from "../Settlements.js"
 
@@ -22,6 +23,8 @@ export const purchaseDeps = Effect.gen(function*() {
     facilitators: yield* PaymentFacilitator,
     chains: yield* Chains,
     host: yield* CodeHost,
+    /** Each commit's archive digest, the archive cut first when none was (one cut per commit at a time). */
+    cuts: yield* ArchiveCuts,
     packager: yield* Packager,
     box: yield* SecretBox,
     tokens: yield* HostTokens,

@@ -23,7 +23,7 @@ const joined = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
   return bytes
 }
 
-export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens }: PurchaseDeps) => {
+export const makeGoods = ({ baseUrl, box, cuts, host, packager, signer, store, tokens }: PurchaseDeps) => {
   const deliveryOf = makeSaleDelivery(host, signer, baseUrl)
   /**
    * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
@@ -47,13 +47,16 @@ export const makeGoods = ({ baseUrl, box, host, packager, signer, store, tokens 
     const receipt = `${baseUrl}/downloads/${receiptToken(update?.id ?? sale.id, box.mac)}`
     const token = listing === null ? Option.none() : heldToken !== undefined ? heldToken : yield* tokens.tokenOf(listing)
     const ref = listing?.repo ?? new RepoRef({ owner, name })
-    // The live archive streams from the code host when its body is first pulled (a failure there comes after the
-    // sale settled, and the host answers it with the receipt link: goods owed, not lost); its digest is known
-    // once a first archive of the commit was cut. The test twin's few bytes are made here, whole, so their
-    // digest is known at once; a code host failure while making them becomes the body's failure, as for a
-    // live archive.
+    // The live archive: its commit's first archive is cut whole first when none was (see ArchiveCuts), so every
+    // delivery names its digest; then the archive streams (from where the adapter kept it) when its body is
+    // pulled, checked against that digest. A code host failure, cutting or streaming, comes after the sale
+    // settled: it becomes the body's failure, which the host answers with the receipt link (goods owed, not
+    // lost). The test twin's few bytes are made here, whole, so their digest is known at once.
     const { body, digest } = sale.livemode
-      ? { body: host.archive(ref, sha, token), digest: Option.getOrNull(yield* host.archiveDigest(ref, sha)) }
+      ? Either.match(yield* Effect.either(cuts.digestFor(ref, sha, token)), {
+        onLeft: (e) => ({ body: Stream.fail<CodeHostError>(e), digest: null }),
+        onRight: (known) => ({ body: host.archive(ref, sha, token), digest: Option.getOrNull(known) })
+      })
       : Either.match(
         yield* Effect.either(Effect.gen(function*() {
           const info = yield* host.repo({ owner, name }, token)

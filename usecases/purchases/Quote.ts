@@ -13,7 +13,7 @@ import { facilitatorUnavailable, LIVE_PAYMENTS_OFF } from "./Messages.js"
 import type { Quote } from "./Types.js"
 
 /** The current checkout, the facilitator of a mode and the 402 offer. */
-export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signer, store, tokens }: PurchaseDeps) => {
+export const makeQuoting = ({ baseUrl, chains, cuts, facilitators, host, pageOf, signer, store, tokens }: PurchaseDeps) => {
   /** The checkout, if it is current: unknown is 404, voided (repriced, re-walleted, taken down) is 410. */
   const current = Effect.fn("Purchases.current")(function*(id: string) {
     const found = yield* store.findCheckoutWithListing(id as CheckoutId)
@@ -60,15 +60,21 @@ export const makeQuoting = ({ baseUrl, chains, facilitators, host, pageOf, signe
 
   /**
    * The 402 offer: the terms, pinned to the commit at the head of the listing's default branch as the code host
-   * says now (its archive's digest too, once cut), each requirement with its signed offer. A code host that
+   * says now (its archive's digest too, once cut: the first offer of a commit cuts it), each requirement with its signed offer. A code host that
    * cannot say is a 503: there is no offer without the commit it sells.
    */
   const quote = Effect.fn("Purchases.offer")(function*(id: string, livemode: boolean) {
     const terms = yield* priced(id, livemode)
     const { listing, requirements } = terms
-    const info = yield* host.repo(listing.repo, yield* tokens.tokenOf(listing)).pipe(Effect.mapError(cannotDeliver))
+    const token = yield* tokens.tokenOf(listing)
+    const info = yield* host.repo(listing.repo, token).pipe(Effect.mapError(cannotDeliver))
     // The test twin delivers a manifest made for each sale, never the commit's archive: its offers name no digest.
-    const pin: Pin = { commit: info.headSha, archive: terms.livemode ? Option.getOrNull(yield* host.archiveDigest(listing.repo, info.headSha)) : null }
+    // A live offer names its commit's digest once the archive is cut: the first offer of a commit starts that
+    // cut and waits a moment for it (see ArchiveCuts).
+    const pin: Pin = {
+      commit: info.headSha,
+      archive: terms.livemode ? Option.getOrNull(yield* cuts.digestForOffer(listing.repo, info.headSha, token)) : null
+    }
     const at = unixSeconds(yield* now)
     const sold = { listing: listing.id, repository: listing.repo.slug, updatesDays: listing.updatesDays }
     const offers = yield* Effect.forEach(requirements, (r) => signer.sign(offerClaimsOf(r, sold, pin, at + r.maxTimeoutSeconds)))
