@@ -105,7 +105,8 @@ export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
    * this adapter keeps archives, so that its digest is known (`archiveDigest`) and the next `archive` of that
    * commit is those bytes. The digest once cut (or when known already); none when this adapter could not keep it
    * (larger than it keeps, or a name that is not a commit id), its download then stopped as soon as that is
-   * clear, never read to its end for nothing. Fails as `archive` does.
+   * clear, never read to its end for nothing. Fails as `archive` does. A cut comes ahead of any sale: an adapter
+   * with a shared quota may refuse it (`quota_reserved`) rather than spend what previews and purchases need.
    */
   readonly cut: (
     ref: RepoRef,

@@ -79,14 +79,17 @@ const makeArchiveCuts = (host: CodeHost["Type"]) => {
 
   /**
    * For a delivery: the commit's digest, known or cut now (the first buyer's first byte then waits for the
-   * archive, once per commit). None when the adapter does not keep that archive: the delivery streams it
-   * straight from the code host. The code host's failure when the cut failed.
+   * archive, once per commit). None when the adapter does not keep that archive, or kept its quota from the cut
+   * (`quota_reserved`: a cut is ahead of a sale, a delivery is not): the delivery streams it straight from the
+   * code host. The code host's failure when the cut failed otherwise.
    */
   const digestFor = (ref: RepoRef, commitSha: string, token: Option.Option<Redacted.Redacted<string>>) =>
     Effect.flatMap(host.archiveDigest(ref, commitSha), (known) => {
       const key = keyOf(ref, commitSha)
       if (Option.isSome(known) || declined.get(key) === Infinity) return Effect.succeed(known)
-      return Effect.flatMap(cutOf(key, ref, commitSha, token, false), Deferred.await)
+      return Effect.flatMap(cutOf(key, ref, commitSha, token, false), Deferred.await).pipe(
+        Effect.catchIf((e) => e.reason === "quota_reserved", () => Effect.succeed(Option.none<ArchiveDigest>()))
+      )
     })
 
   /**

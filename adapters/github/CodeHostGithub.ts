@@ -7,7 +7,7 @@ import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
 import { archiveStream } from "./GithubArchive.js"
-import { type Answer, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
+import { type Answer, authorizationFor, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
 import { archiveCacheBytes, dataDir, githubEndpoints, githubQuotaReservePercent, githubServerToken } from "./GithubConfig.js"
 import {
   commitShaOf,
@@ -236,14 +236,19 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           return Effect.map(disk.digest(ref, commitSha), Option.filter((d) => digests.learn(ref, commitSha, d)))
         }),
       // Read no further than this adapter keeps (the disk's budget, else one archive in memory): beyond it the
-      // bytes would be downloaded again for the delivery, so the download stops and nothing is promised.
+      // bytes would be downloaded again for the delivery, so the download stops and nothing is promised. Ahead of
+      // any sale, so with the server's credential a spare call: never below the quota's reserve.
       cut: (ref, commitSha, token) =>
         Effect.flatMap(service.archiveDigest(ref, commitSha), (known) => {
           const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
           if (Option.isSome(known) || keeps <= 0 || !isCommitId(commitSha)) return Effect.succeed(known)
-          return service.archive(ref, commitSha, token).pipe(
-            Stream.runFoldWhile(0, (read) => read <= keeps, (read, chunk) => read + chunk.length),
-            Effect.flatMap((read) => read > keeps ? Effect.succeed(Option.none()) : service.archiveDigest(ref, commitSha))
+          const admitted = authorizationFor(token, serverToken).credential === "listing" ? Effect.void : client.admitSpare
+          return Effect.zipRight(
+            admitted,
+            service.archive(ref, commitSha, token).pipe(
+              Stream.runFoldWhile(0, (read) => read <= keeps, (read, chunk) => read + chunk.length),
+              Effect.flatMap((read) => read > keeps ? Effect.succeed(Option.none()) : service.archiveDigest(ref, commitSha))
+            )
           )
         }),
       ownerRepos,

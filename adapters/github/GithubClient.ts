@@ -294,7 +294,7 @@ export const makeGithubClient = (
       )
     })
 
-  return { get } as const
+  return { get, admitSpare } as const
 }
 
 export type GithubClient = ReturnType<typeof makeGithubClient>

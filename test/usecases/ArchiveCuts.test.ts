@@ -44,6 +44,8 @@ const C7 = "7777777777777777777777777777777777777777"
 /** The memory host's archive of the widget at SHA: one line per file, headed by the commit's 7 first digits. */
 const WIDGET_ARCHIVE = `${SHA.slice(0, 7)} README.md\n# Widget\n\n`
 const UNAVAILABLE = new CodeHostError({ reason: "unavailable", message: "The code host did not answer the archive." })
+/** What an adapter with a shared quota answers a cut (ahead of any sale) under its reserve. */
+const RESERVED = new CodeHostError({ reason: "quota_reserved", message: "The quota is kept for previews and purchases.", retryAfterSeconds: 600 })
 
 /**
  * How the decorated code host answers `cut`: every call is recorded (as `owner/name@sha`); a commit with a gate
@@ -54,7 +56,7 @@ const UNAVAILABLE = new CodeHostError({ reason: "unavailable", message: "The cod
 interface Script {
   readonly cuts: Array<string>
   readonly gates: Map<string, Deferred.Deferred<void, CodeHostError>>
-  answer: "cut" | "none" | "fail" | "forgetful"
+  answer: "cut" | "none" | "fail" | "forgetful" | "reserved"
 }
 
 const FORGOTTEN: ArchiveDigest = { sha256: "f0".repeat(32), size: 7 }
@@ -76,6 +78,8 @@ const setup = () => {
                 return Effect.succeed(Option.none<ArchiveDigest>())
               case "fail":
                 return Effect.fail(UNAVAILABLE)
+              case "reserved":
+                return Effect.fail(RESERVED)
               case "forgetful":
                 return Effect.succeed(Option.some(FORGOTTEN))
               default:
@@ -506,6 +510,25 @@ describe("Purchases: an archive the adapter does not keep (cut answering none)",
         expect(bytes.toString("utf8")).toBe(WIDGET_ARCHIVE)
         expect((yield* bytesOf(again.body)).toString("utf8")).toBe(WIDGET_ARCHIVE)
         expect(script.cuts).toHaveLength(1)
+      })))
+
+  it.effect("a cut the code host keeps its quota from (quota_reserved): the offer names none; the delivery streams the archive straight from the code host, without a digest, never a 503", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        const widget = yield* listedWidget
+        const { token } = yield* soldLive(widget)
+        script.answer = "reserved"
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        const goods = yield* download(token)
+        expect(script.cuts).toHaveLength(2)
+        expect(goods.digest).toBeNull()
+        expect(claimsOf(goods.signedReceipt)).toMatchObject({ commit: SHA, archive: null })
+        // A reserved quota is not a verdict on the archive: the next delivery cuts it and names its digest.
+        script.answer = "cut"
+        const later = yield* download(token)
+        expect(script.cuts).toHaveLength(3)
+        expect(later.digest).toStrictEqual(digestOfBytes(yield* bytesOf(later.body)))
+        expect((yield* bytesOf(goods.body)).toString("utf8")).toBe(WIDGET_ARCHIVE)
       })))
 
   it.effect("after an offer learnt it, a delivery streams it without a cut or a digest", () =>

@@ -459,6 +459,19 @@ describe("CodeHostGithub: cut (an archive read whole and kept ahead of its deliv
       expect(tarballRequests()).toBe(0)
     }))
 
+  it.effect("ahead of any sale: with the server's credential it keeps off the quota's reserve (quota_reserved, nothing asked); with the listing's own token it goes", () =>
+    withHost(Effect.gen(function*() {
+      const host = yield* CodeHost
+      const widgetRef = new RepoRef(widget)
+      // 12 left of 60: exactly the reserve (20 %), so no spare call may go.
+      gh.setQuota({ limit: 60, remaining: 12, resetEpochSeconds: Math.floor(Date.now() / 1000) + 600 })
+      const refused = yield* Effect.flip(host.cut(widgetRef, HEAD, none))
+      expect(refused).toMatchObject({ reason: "quota_reserved" })
+      expect(tarballRequests()).toBe(0)
+      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).toEqual(Option.some(digestOf(SECRET.tarball!)))
+      expect(tarballRequests()).toBe(1)
+    })))
+
   it.effect("fails as the archive does, and records nothing", () =>
     withHost(Effect.gen(function*() {
       const host = yield* CodeHost
