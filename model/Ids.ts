@@ -63,6 +63,12 @@ export class RepoRef extends Schema.Class<RepoRef>("RepoRef")({
 /** The case-insensitive key of `<owner>/<repo>`, under which a repo is listed at most once. */
 export const repoKey = (owner: string, name: string): string => `${owner.toLowerCase()}/${name.toLowerCase()}`
 
+/**
+ * The case-insensitive key of one commit of a repo, `<owner>/<repo>@<sha>` lower case: under it a commit's archive
+ * (its digest, its kept bytes, its cut) is known, whatever spelling of the names and the sha asked for it.
+ */
+export const commitKey = (ref: RepoRef, commitSha: string): string => `${ref.key}@${commitSha.toLowerCase()}`
+
 /** Hex digest of a secret token (SHA-256); the only form in which tokens are stored. */
 export const TokenDigest = Schema.String.pipe(Schema.brand("TokenDigest"))
 /** A token's SHA-256 digest (hex). */

@@ -1,5 +1,5 @@
 import { Clock, Deferred, Duration, Effect, type Exit, FiberId, Option, type Redacted } from "effect"
-import type { RepoRef } from "../model/Ids.js"
+import { commitKey, type RepoRef } from "../model/Ids.js"
 import type { ArchiveDigest } from "../model/ReceiptClaims.js"
 import { CodeHost, type CodeHostError } from "../ports/CodeHost.js"
 
@@ -40,8 +40,6 @@ const makeArchiveCuts = (host: CodeHost["Type"]) => {
   /** Commit → until when offers leave it alone (forever: not kept by the adapter; a while: its cut failed). */
   const declined = new Map<string, number>()
   let offerCuts = 0
-
-  const keyOf = (ref: RepoRef, commitSha: string) => `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}`
 
   const decline = (key: string, until: number) => {
     declined.delete(key)
@@ -85,7 +83,7 @@ const makeArchiveCuts = (host: CodeHost["Type"]) => {
    */
   const digestFor = (ref: RepoRef, commitSha: string, token: Option.Option<Redacted.Redacted<string>>) =>
     Effect.flatMap(host.archiveDigest(ref, commitSha), (known) => {
-      const key = keyOf(ref, commitSha)
+      const key = commitKey(ref, commitSha)
       if (Option.isSome(known) || declined.get(key) === Infinity) return Effect.succeed(known)
       return Effect.flatMap(cutOf(key, ref, commitSha, token, false), Deferred.await).pipe(
         Effect.catchIf((e) => e.reason === "quota_reserved", () => Effect.succeed(Option.none<ArchiveDigest>()))
@@ -101,7 +99,7 @@ const makeArchiveCuts = (host: CodeHost["Type"]) => {
   const digestForOffer = (ref: RepoRef, commitSha: string, token: Option.Option<Redacted.Redacted<string>>) =>
     Effect.flatMap(host.archiveDigest(ref, commitSha), (known) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const key = keyOf(ref, commitSha)
+        const key = commitKey(ref, commitSha)
         if (Option.isSome(known) || (declined.get(key) ?? 0) > now) return Effect.succeed(known)
         if (!running.has(key) && offerCuts >= MAX_OFFER_CUTS) return Effect.succeed(Option.none<ArchiveDigest>())
         // Given up after the wait, or failed: none (the cut goes on, detached, or the failure is remembered).

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { Effect, Stream } from "effect"
-import type { RepoRef } from "../../model/Ids.js"
+import { commitKey, type RepoRef } from "../../model/Ids.js"
 import { type ArchiveDigest, CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
@@ -36,7 +36,7 @@ export class ArchiveDigests {
   constructor(readonly maxEntries = 10_000) {}
 
   private keyOf(ref: RepoRef, commitSha: string): string | undefined {
-    return FULL_SHA.test(commitSha) ? `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}` : undefined
+    return isCommitId(commitSha) ? commitKey(ref, commitSha) : undefined
   }
 
   /** The digest of the commit's archive, if one was cut here. */

@@ -1,9 +1,7 @@
 import { Chunk, Effect, Stream } from "effect"
-import type { RepoRef } from "../../model/Ids.js"
+import { commitKey, type RepoRef } from "../../model/Ids.js"
 import { wholeArchive } from "../../ports/CodeHost.js"
-
-/** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
-const FULL_SHA = /^[0-9a-f]{40}$/i
+import { isCommitId } from "../crypto/ArchiveDigests.js"
 
 /**
  * Archives of pinned commits, kept in this process's memory. A commit's archive never changes, so when a
@@ -32,9 +30,8 @@ export class ArchiveCache {
   constructor(readonly maxEntryBytes: number, readonly maxBytes: number) {}
 
   private keyOf(ref: RepoRef, commitSha: string, credential: string): string | undefined {
-    // Names are case-insensitive on GitHub; the commit id is not a name.
-    const name = `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}`
-    return FULL_SHA.test(commitSha) ? `${name} ${credential}` : undefined
+    // Names are case-insensitive on GitHub; only a full commit id names bytes that cannot move.
+    return isCommitId(commitSha) ? `${commitKey(ref, commitSha)} ${credential}` : undefined
   }
 
   private get(key: string): Uint8Array | undefined {

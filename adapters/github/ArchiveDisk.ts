@@ -2,12 +2,11 @@ import { createHash, randomBytes } from "node:crypto"
 import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises"
 import { basename, join } from "node:path"
 import { Chunk, Effect, Option, Stream } from "effect"
-import type { RepoRef } from "../../model/Ids.js"
+import { commitKey, type RepoRef } from "../../model/Ids.js"
 import { isArchiveDigest } from "../../model/ReceiptClaims.js"
 import { type ArchiveDigest, CodeHostError } from "../../ports/CodeHost.js"
+import { isCommitId } from "../crypto/ArchiveDigests.js"
 
-/** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */
-const FULL_SHA = /^[0-9a-f]{40}$/i
 
 const ARCHIVE_SUFFIX = ".tar.gz"
 const PART_SUFFIX = ".part"
@@ -55,9 +54,8 @@ export class ArchiveDisk {
   }
 
   private fileOf(ref: RepoRef, commitSha: string): string | undefined {
-    if (!FULL_SHA.test(commitSha)) return undefined
-    const name = `${ref.owner.toLowerCase()}/${ref.name.toLowerCase()}@${commitSha.toLowerCase()}`
-    return createHash("sha256").update(name, "utf8").digest("hex")
+    if (!isCommitId(commitSha)) return undefined
+    return createHash("sha256").update(commitKey(ref, commitSha), "utf8").digest("hex")
   }
 
   /** The kept archive of `ref` at `commitSha`, else `download`, kept on its way through when it fits. */

@@ -55,6 +55,8 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const diskBytes = Option.getOrElse(yield* archiveCacheBytes, () => tuning.archiveDiskBytes)
     const disk = diskBytes > 0 ? new ArchiveDisk(join(yield* dataDir, "archives"), diskBytes) : null
     const digests = new ArchiveDigests()
+    /** The largest archive this adapter keeps (on disk, else in memory): what a cut may read. */
+    const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
     // Loaded once and shared by concurrent first readers; a failed load is not kept, so the next README tries again.
@@ -240,7 +242,6 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       // any sale, so with the server's credential a spare call: never below the quota's reserve.
       cut: (ref, commitSha, token) =>
         Effect.flatMap(service.archiveDigest(ref, commitSha), (known) => {
-          const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
           if (Option.isSome(known) || keeps <= 0 || !isCommitId(commitSha)) return Effect.succeed(known)
           const admitted = authorizationFor(token, serverToken).credential === "listing" ? Effect.void : client.admitSpare
           return Effect.zipRight(
