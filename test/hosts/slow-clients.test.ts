@@ -1,5 +1,4 @@
 import { connect, type Socket } from "node:net"
-import { Readable } from "node:stream"
 import { NodeHttpClient } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
@@ -12,7 +11,7 @@ import { FrontDoorLive } from "../../app/FrontDoor.js"
 import { NodeServerWithFrontDoor } from "../../hosts/node/FrontDoorServer.js"
 import { startFakeFacilitator } from "../faults/fakeFacilitator.js"
 import { BASE_WALLET, OFFLINE_SETTINGS, testPorts } from "../support/app.js"
-import { startFakeGithubServer } from "../support/fakeGithubServer.js"
+import { endlessTarball, startFakeGithubServer } from "../support/fakeGithubServer.js"
 import { acceptedOf, b64, challenge, REAL_TIME, sell, signEvm } from "../support/purchase.js"
 
 /*
@@ -230,22 +229,7 @@ describe("connections per client", () => {
 // --- A paid download whose client stops reading -------------------------------------------------------------
 
 /** The upstream archive: endless bytes, counted, and whether (and when) the code host's side was closed. */
-const upstream = { sent: 0, closedAt: null as number | null }
-const endlessArchive = () => {
-  upstream.sent = 0
-  upstream.closedAt = null
-  const block = Buffer.alloc(64 * 1024, 0x61)
-  const stream = new Readable({
-    read() {
-      upstream.sent += block.length
-      this.push(block)
-    }
-  })
-  // The fake code host pipes this into its response: when our server aborts its download, the response
-  // closes and the pipeline destroys this stream.
-  stream.on("close", () => (upstream.closedAt = Date.now()))
-  return stream
-}
+const { tarball: endlessArchive, upstream } = endlessTarball(64 * 1024)
 
 const github = await startFakeGithubServer([
   { owner: "Octo-Org", name: "Widget", description: "A widget library", files: { "README.md": "# Widget\n" }, tarball: endlessArchive }

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import type { Readable } from "node:stream"
+import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { gzipSync } from "node:zlib"
 
@@ -239,3 +239,26 @@ export const startFakeGithubServer = (initial: ReadonlyArray<FakeGithubRepo>): P
       })
     })
   })
+
+/**
+ * A tarball with no end, for a fake repo's `tarball`: blocks of `blockBytes`, produced only as they are read.
+ * `upstream` counts the bytes of the latest download and says when the server's side of it was closed (a client
+ * that aborts its download closes it); both are reset by each new download.
+ */
+export const endlessTarball = (blockBytes: number) => {
+  const upstream = { sent: 0, closedAt: null as number | null }
+  const tarball = () => {
+    upstream.sent = 0
+    upstream.closedAt = null
+    const block = Buffer.alloc(blockBytes, 0x61)
+    const stream = new Readable({
+      read() {
+        upstream.sent += block.length
+        this.push(block)
+      }
+    })
+    stream.on("close", () => (upstream.closedAt = Date.now()))
+    return stream
+  }
+  return { upstream, tarball }
+}
