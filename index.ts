@@ -164,6 +164,7 @@ export {
   type Readme,
   type OwnerRepo,
   type CodeHostFailure,
+  type CutPurpose,
   CodeHostError,
   CodeHost,
   wholeArchive,
@@ -195,7 +196,7 @@ export {
 export { PublicOrigin } from "./ports/PublicOrigin.js"
 export { LimitExceeded, RateLimiter } from "./ports/RateLimiter.js"
 export { type PublicKeyJwk, ReceiptSigner } from "./ports/ReceiptSigner.js"
-export { type SaleTotal, type SalePage, type SettledByPayer, SaleLedger } from "./ports/SaleLedger.js"
+export { type DeliveredArchive, type SaleTotal, type SalePage, type SettledByPayer, SaleLedger } from "./ports/SaleLedger.js"
 export { SecretBoxError, SecretBox } from "./ports/SecretBox.js"
 export { SingleUse } from "./ports/SingleUse.js"
 export { isStorageError, StorageError } from "./ports/StorageError.js"

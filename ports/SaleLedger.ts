@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Delivery } from "../model/Delivery.js"
 import type { AccountId, DeliveryId, ListingId, SaleId } from "../model/Ids.js"
+import type { ArchiveDigest } from "../model/ReceiptClaims.js"
 import type { Sale, SaleStatus } from "../model/Sale.js"
 import type { Chain } from "../model/Wallet.js"
 import type { WebhookEvent } from "../model/WebhookEvent.js"
@@ -38,6 +39,16 @@ export interface SettledByPayer {
   readonly payer: string
 }
 
+/** The archive one receipt delivered: recorded with its goods, read back by its provenance. */
+export interface DeliveredArchive {
+  /** The settled sale. */
+  readonly saleId: SaleId
+  /** The update delivery the archive is of; null for the purchase's own commit. */
+  readonly deliveryId: DeliveryId | null
+  /** The archive's SHA-256 and size. */
+  readonly digest: ArchiveDigest
+}
+
 /**
  * The ledger of record. One sale per payment key, enforced by the store itself. Every method fails with
  * `StorageError` when the store does (`unavailable` when the database did not answer).
@@ -50,6 +61,12 @@ export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger,
    * when the sale is unknown or already settled or failed (a settled sale can never be marked failed).
    */
   readonly markFailed: (id: SaleId, reason: string) => Effect.Effect<boolean, StorageError>
+  /**
+   * Notes why the facilitator refused a pending sale's settle (its `failureReason`), leaving the sale pending: a
+   * refusal is not the chain's word, and the buyer's authorization may still move money until it expires.
+   * Only a pending sale is noted: true when this call noted it, false when the sale is unknown or not pending.
+   */
+  readonly noteRefusal: (id: SaleId, reason: string) => Effect.Effect<boolean, StorageError>
   /**
    * Writes a settled sale (replacing the stored sale with the same id) and, when `event` is given, queues
    * its `sale.settled` event in the Outbox, as one atomic write (one statement in SQL, no transaction
@@ -102,4 +119,13 @@ export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger,
   readonly findDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<Delivery>, StorageError>
   /** The update deliveries of these sales, oldest first per sale (the dashboard's "updates delivered"). */
   readonly listDeliveries: (saleIds: ReadonlyArray<SaleId>) => Effect.Effect<ReadonlyArray<Delivery>, StorageError>
+  /**
+   * Records the archive a receipt delivered (the sale's own, or an update delivery's when `deliveryId` is given),
+   * once its digest is known as its goods go out: what that receipt's provenance attests, read back without
+   * downloading anything. The first record of a receipt stays: true when this call recorded it, false when one
+   * was recorded already (left as it was). The sale (and the delivery) must be on the ledger.
+   */
+  readonly recordDigest: (archive: DeliveredArchive) => Effect.Effect<boolean, StorageError>
+  /** The archive recorded for a receipt: by the sale's id (its own commit) or an update delivery's id. */
+  readonly findDigest: (receipt: SaleId | DeliveryId) => Effect.Effect<Option.Option<ArchiveDigest>, StorageError>
 }>() {}

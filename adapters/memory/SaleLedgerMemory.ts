@@ -1,6 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { Delivery } from "../../model/Delivery.js"
 import type { DeliveryId, SaleId } from "../../model/Ids.js"
+import type { ArchiveDigest } from "../../model/ReceiptClaims.js"
 import { Sale } from "../../model/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 import { OutboxEvents } from "./OutboxMemory.js"
@@ -15,7 +16,19 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
   const sales = new Map<SaleId, Sale>()
   const byKey = new Map<string, SaleId>()
   const deliveries = new Map<DeliveryId, Delivery>()
+  /** Receipt id (the sale's, or an update delivery's) → the archive it delivered. */
+  const archives = new Map<string, ArchiveDigest>()
   return {
+    recordDigest: ({ deliveryId, digest, saleId }) =>
+      Effect.sync(() => {
+        if (!sales.has(saleId)) throw new Error(`recordDigest: no sale ${saleId}`)
+        if (deliveryId !== null && deliveries.get(deliveryId)?.saleId !== saleId) throw new Error(`recordDigest: no delivery ${deliveryId} of sale ${saleId}`)
+        const receipt = deliveryId ?? saleId
+        if (archives.has(receipt)) return false
+        archives.set(receipt, { sha256: digest.sha256, size: digest.size })
+        return true
+      }),
+    findDigest: (receipt) => Effect.sync(() => Option.fromNullable(archives.get(receipt))),
     recordDelivery: (delivery) =>
       Effect.sync(() => {
         if (!sales.has(delivery.saleId)) throw new Error(`recordDelivery: no sale ${delivery.saleId}`)
@@ -45,6 +58,13 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
         sales.set(sale.id, sale)
         byKey.set(sale.paymentKey, sale.id)
         return { sale, created: true }
+      }),
+    noteRefusal: (id, reason) =>
+      Effect.sync(() => {
+        const stored = sales.get(id)
+        if (stored === undefined || stored.status !== "pending") return false
+        sales.set(id, new Sale({ ...stored, failureReason: reason }))
+        return true
       }),
     markFailed: (id, reason) =>
       Effect.sync(() => {

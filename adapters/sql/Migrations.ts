@@ -9,6 +9,7 @@ import rateLimits from "./migrations/0006_rate_limits.js"
 import relevanceClasses from "./migrations/0007_relevance_classes.js"
 import listingUpdates from "./migrations/0008_listing_updates.js"
 import deliveries from "./migrations/0009_deliveries.js"
+import deliveredArchives from "./migrations/0010_delivered_archives.js"
 
 /** Every migration, bundled (no file-system loader, so a Lambda bundle carries them). Keys are `<id>_<name>`. */
 export const migrations = {
@@ -20,7 +21,8 @@ export const migrations = {
   "0006_rate_limits": rateLimits,
   "0007_relevance_classes": relevanceClasses,
   "0008_listing_updates": listingUpdates,
-  "0009_deliveries": deliveries
+  "0009_deliveries": deliveries,
+  "0010_delivered_archives": deliveredArchives
 }
 
 /**

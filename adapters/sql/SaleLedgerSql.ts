@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor, type SaleCursor, SaleFromRow, saleToRow } f
 import { webhookEventToRow } from "./WebhookEventRow.js"
 import { orStorageError } from "./StorageErrors.js"
 import { makeDeliveriesSql } from "./DeliveriesSql.js"
+import { makeDeliveredArchivesSql } from "./DeliveredArchivesSql.js"
 
 /** The SaleLedger on PostgreSQL (or PGlite); one sale per payment key, enforced by a unique constraint. */
 export const SaleLedgerSql = Layer.effect(
@@ -65,6 +66,9 @@ export const SaleLedgerSql = Layer.effect(
     // Only a pending sale moves, decided by the UPDATE's own WHERE: no read-then-write race.
     const markFailed = (id: SaleId, reason: string) =>
       sql<{ id: string }>`UPDATE sales SET status = 'failed', failure_reason = ${reason}
+                          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
+    const noteRefusal = (id: SaleId, reason: string) =>
+      sql<{ id: string }>`UPDATE sales SET failure_reason = ${reason}
                           WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
     // One statement, so atomic without a transaction. The event is inserted from the UPDATE's RETURNING: no
     // pending sale, no event. A repeated event id breaks the primary key and fails the whole statement.
@@ -127,8 +131,10 @@ export const SaleLedgerSql = Layer.effect(
 
     return {
       ...makeDeliveriesSql(sql),
+      ...makeDeliveredArchivesSql(sql),
       recordPending,
       markFailed: (id, reason) => markFailed(id, reason).pipe(orStorageError),
+      noteRefusal: (id, reason) => noteRefusal(id, reason).pipe(orStorageError),
       settle: (sale, event) => settle(sale, event).pipe(Effect.map((rows) => rows.length === 1), orStorageError),
       findByPaymentId: (network, payer, digest) => findByPaymentId({ network, payer, digest }).pipe(orStorageError),
       findSettledByPayer: (query) => findSettledByPayer(query).pipe(orStorageError),

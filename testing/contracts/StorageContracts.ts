@@ -13,6 +13,7 @@ import { AccountStoreContract } from "./AccountStore.contract.js"
 import type { Backend, ContractIt } from "./Backend.js"
 import { CredentialStoreContract } from "./CredentialStore.contract.js"
 import { SaleLedgerDeliveriesContract } from "./Deliveries.contract.js"
+import { SaleLedgerDeliveredArchivesContract } from "./DeliveredArchives.contract.js"
 import { ListingCatalogContract } from "./ListingCatalog.contract.js"
 import { ListingStoreContract } from "./ListingStore.contract.js"
 import { OutboxContract } from "./Outbox.contract.js"
@@ -50,6 +51,7 @@ export const runStorageContracts = <E>(backend: Backend, storage: Layer.Layer<St
     CredentialStoreContract(it, backend)
     SaleLedgerContract(it, backend)
     SaleLedgerDeliveriesContract(it, backend)
+    SaleLedgerDeliveredArchivesContract(it, backend)
     OutboxContract(it, backend)
     TransactorContract(it, backend)
     SingleUseContract(it, backend)
@@ -76,6 +78,7 @@ export const runSaleLedgerContract = <E>(backend: Backend, storage: Layer.Layer<
   block(`SaleLedger contract [${backend.name}]`, storage, (it) => {
     SaleLedgerContract(it, backend)
     SaleLedgerDeliveriesContract(it, backend)
+    SaleLedgerDeliveredArchivesContract(it, backend)
   })
 
 /** Registers the Outbox contract alone (with the Transactor its claims run in). */
