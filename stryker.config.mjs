@@ -51,7 +51,9 @@ export const MONEY_SCOPE_FILES = [
   // Which digest a delivery, its receipt and an offer name, and when an archive is cut (issue 30).
   "usecases/ArchiveCuts.ts",
   "usecases/Settlements.ts",
-  "usecases/Reconciler.ts"
+  "usecases/Reconciler.ts",
+  // Which settle answers are refusals and which leave the payment's fate to the chain (issue 39).
+  "model/SettlementReasons.ts"
 ]
 // adapters/x402 holds the facilitator's socket-level test (a settle is never re-sent on a reset connection).
 const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,adapters/x402,usecases"

@@ -11,3 +11,26 @@ export const AUTHORIZATION_CANCELED = "authorization_canceled"
 export const TRANSACTION_FAILED = "transaction_failed_on_chain"
 /** A landed transaction carries the buyer's signature but does not pay the sale (never so for a checked payment). */
 export const TRANSFER_MISMATCH = "transaction_does_not_pay_this_sale"
+
+/**
+ * x402's non-terminal settle reason (`@x402/core`'s `settlement_pending`): the facilitator broadcast the transfer
+ * and answered before knowing its outcome. Never a refusal: the money may be on its way.
+ */
+export const SETTLEMENT_PENDING_REASON = "settlement_pending"
+
+/** A settle answer that is not a success, as far as deciding whether it refused: its transaction and its reason. */
+export interface SettleAnswer {
+  readonly transaction: string | null
+  readonly errorReason: string | null
+}
+
+/**
+ * Whether a settle answer that is not a success (`success: false`) leaves the payment's fate open: it says `settlement_pending`, or it
+ * names a transaction (the facilitator broadcast one, whatever it then said: the official facilitator answers
+ * `invalid_transaction_state` with the broadcast transaction when it cannot remember it for a retry). Such a
+ * sale stays pending and is resolved from the chain; only an answer that names no transaction and a terminal
+ * reason is a refusal.
+ */
+export const settleInFlight = (answer: SettleAnswer): boolean =>
+  answer.errorReason === SETTLEMENT_PENDING_REASON || (answer.transaction !== null && answer.transaction !== "")
+

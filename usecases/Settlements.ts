@@ -60,6 +60,8 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
       const settled = new Sale({
         ...pending,
         status: "settled",
+        // A refusal noted while the chain had not spoken is not the sale's outcome.
+        failureReason: null,
         transaction: settlement.transaction ?? pending.transaction,
         payer: settlement.payer ?? pending.payer,
         settledAt: at
@@ -104,7 +106,8 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
     /**
      * Resolves a pending sale from what the chain says now: settled → settled (event queued once); spent
      * otherwise → failed with the chain's reason; not settled and past its `settleBy` → failed (it can never
-     * settle any more); otherwise (not yet, not final yet, nobody can tell) it stays pending.
+     * settle any more), with the facilitator's refusal as its reason when one was noted; otherwise (not yet, not
+     * final yet, nobody can tell) it stays pending, a refused one too.
      * A sale that is not pending is answered as it is.
      */
     const resolve = Effect.fn("Settlements.resolve")(function*(sale: Sale) {
@@ -121,7 +124,7 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
           return yield* markSettled(current, { success: true, transaction: status.transaction, network: current.network, payer: current.payer, errorReason: null })
         case "Unsettled":
           return current.settleBy !== null && askedAt.getTime() > current.settleBy.getTime() + SETTLE_BY_MARGIN_MS
-            ? yield* markFailed(current, "not_settled_before_expiry")
+            ? yield* markFailed(current, current.failureReason ?? "not_settled_before_expiry")
             : current
         case "Failed":
           // What the buyer signed was spent otherwise (final on chain): this sale can never settle.
@@ -132,6 +135,15 @@ export class Settlements extends Effect.Service<Settlements>()("repomarket/Settl
       }
     })
 
-    return { markSettled, markFailed, resolve } as const
+    /**
+     * Notes the facilitator's refusal of a pending sale's settle, which stays pending: only the chain can say the
+     * authorization can no longer move money (see `resolve`).
+     */
+    const noteRefusal = Effect.fn("Settlements.noteRefusal")(function*(pending: Sale, reason: string) {
+      yield* durably(ledger.noteRefusal(pending.id, reason))
+      return new Sale({ ...pending, failureReason: reason })
+    })
+
+    return { markSettled, markFailed, noteRefusal, resolve } as const
   })
 }) {}

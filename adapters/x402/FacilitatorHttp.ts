@@ -203,7 +203,9 @@ export const makeFacilitatorHttp = (
             success: false,
             errorReason: stringOr(body["errorReason"]),
             payer: stringOr(body["payer"]),
-            transaction: ""
+            // A refusal may still name the transaction the facilitator broadcast (x402's `SettleError` carries
+            // it): kept, so that the purchase knows the money may be on its way.
+            transaction: stringOr(body["transaction"]) ?? ""
           }))),
           Effect.flatMap((r) => r.success && r.transaction === ""
             ? Effect.fail(new FacilitatorError({ reason: "bad_response", message: "facilitator settle succeeded without a transaction" }))

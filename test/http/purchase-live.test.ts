@@ -168,7 +168,7 @@ layer(LiveApp(), REAL_TIME)("live checkout: verify fails", (it) => {
 })
 
 layer(LiveApp(), REAL_TIME)("live checkout: settle fails", (it) => {
-  it.effect("402 with PAYMENT-RESPONSE success:false, the sale recorded as failed, no bytes; presenting it again settles nothing", () =>
+  it.effect("402 with PAYMENT-RESPONSE success:false and the reason in words, no bytes; the sale pending with the refusal noted (the authorization may still move until it expires); presenting it again settles nothing", () =>
     Effect.gen(function*() {
       const seller = yield* sell("settle-failed@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
       const { buyer, signature } = yield* livePayment(seller.live)
@@ -180,6 +180,7 @@ layer(LiveApp(), REAL_TIME)("live checkout: settle fails", (it) => {
       expect(res.headers.get("content-type")).not.toBe("application/gzip")
       expect(body).not.toContain("export {}")
       expect(JSON.parse(body)).toMatchObject({ x402Version: 1, error: "insufficient_funds" })
+      expect(body).toContain("does not hold enough USDC")
       expect(unb64(res.headers.get("payment-response"))).toEqual({
         success: false,
         transaction: "",
@@ -189,7 +190,7 @@ layer(LiveApp(), REAL_TIME)("live checkout: settle fails", (it) => {
       })
       expect(res.headers.get("link")).not.toMatch(/rel="receipt"/)
       expect(calls.map((c) => c.path)).toEqual(["/verify", "/settle"])
-      expect(yield* onlySale(seller.accountId)).toMatchObject({ livemode: true, status: "failed", failureReason: "insufficient_funds", transaction: null })
+      expect(yield* onlySale(seller.accountId)).toMatchObject({ livemode: true, status: "pending", failureReason: "insufficient_funds", transaction: null })
 
       // The same payment again: the failure again, and the facilitator is not asked to settle it twice.
       const again = yield* payWith(seller.live, signature)

@@ -319,7 +319,7 @@ describe("Base: the facilitator refuses the settle, but someone else submitted t
   })
 
   layer(ReconcilingApp(), REAL_TIME)((it) => {
-    it.scoped("the chain shows no transfer: the refusal stands, the sale is failed and nothing is delivered", () =>
+    it.scoped("the chain shows no transfer: the buyer gets 402 with the refusal, nothing is delivered, the sale stays pending with the refusal noted until validBefore has passed, then fails with it", () =>
       Effect.gen(function*() {
         const hook = yield* receiver()
         const seller = yield* sellerWithHook("recon-refused@example.com", hook)
@@ -329,8 +329,135 @@ describe("Base: the facilitator refuses the settle, but someone else submitted t
         const answer = yield* presentWithin(seller.live, p.signature)
         expect(answer.status).toBe(402)
         expect(answer.headers.get("content-type")).not.toBe("application/gzip")
-        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: "insufficient_funds" })
         expect(chain.calls).toContain("base:eth_call")
+        expect(yield* reconcile()).toMatchObject({ checked: 1, pending: 1 })
+        expect(yield* reconcile(3_600_000)).toMatchObject({ checked: 1, failed: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(0)
+      }))
+  })
+})
+
+describe("Base: the facilitator broadcast the transfer and answered settlement_pending before its receipt (issue 39)", () => {
+  const BROADCAST = "0x9a1d3c5e7f90b2d4f6a8c0e2b4d6f8a0c2e4f6a8b0d2f4a6c8e0a2c4e6f8a0b2" as const
+  const pendingAnswer = (payer: string) =>
+    http.post(`${FACILITATOR}/settle`, () => {
+      settleCalls++
+      return HttpResponse.json({ success: false, errorReason: "settlement_pending", errorMessage: "receipt not seen within 5 s", transaction: BROADCAST, network: BASE, payer })
+    })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("the sale stays pending (503 + Retry-After, never 'failed'); the buyer's retry after finality gets the goods; the seller's ledger shows it settled with that transaction, and its live total is what the wallet received", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-pending@example.com", hook)
+        const buyer = newBuyer()
+        const p = yield* livePayment(seller.live, buyer)
+        const signature = withPaymentId(p.signature, newPaymentId())
+        const authorization = (signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+        server.use(pendingAnswer(authorization.from))
+        const settlesBefore = settleCalls
+
+        // Answered before the transfer is mined: no refusal, the money is on its way.
+        const first = yield* presentWithin(seller.live, signature)
+        const problem = problemOf(first, 503, "settlement_pending")
+        expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0)
+        expect(JSON.stringify(problem)).not.toMatch(/could not be settled|nothing was delivered|nothing was charged/i)
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: null })
+        // The reconciler leaves it pending while nothing is on chain and validBefore has not passed; the seller's
+        // ledger (settled sales only) does not show it yet.
+        expect(yield* reconcile()).toMatchObject({ checked: 1, pending: 1, failed: 0 })
+        expect((yield* call("GET", "/my/sales?livemode=true", { token: seller.key })).json.sales).toHaveLength(0)
+
+        // Mined, not final yet: still pending for the buyer's retry.
+        landTransfer(authorization, { tx: BROADCAST, block: LATEST_BLOCK - 2n })
+        chain.finalized = LATEST_BLOCK - 10n
+        problemOf(yield* presentWithin(seller.live, signature), 503, "settlement_pending")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending" })
+
+        // Final: the buyer's retry (same payment, same id) gets the goods, without a second settle.
+        chain.finalized = LATEST_BLOCK
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status, retry.body.toString("utf8").slice(0, 300)).toBe(200)
+        expect(retry.headers.get("content-type")).toBe("application/gzip")
+        expect(retry.headers.get("link")).toMatch(/rel="receipt"/)
+        expect(unb64(retry.headers.get("payment-response"))).toMatchObject({ success: true, transaction: BROADCAST })
+        expect(settleCalls - settlesBefore).toBe(1)
+
+        // The seller's ledger of record: settled with the broadcast transaction; the live total is the transfer.
+        const ledger = yield* call("GET", "/my/sales?livemode=true", { token: seller.key })
+        expect(ledger.status).toBe(200)
+        expect(ledger.json.sales).toHaveLength(1)
+        expect(ledger.json.sales[0]).toMatchObject({ transaction: BROADCAST, payer: authorization.from, livemode: true, amount: authorization.value })
+        const received = [...chain.used.values()].filter((t) => t.to.toLowerCase() === authorization.to.toLowerCase()).reduce((n, t) => n + t.value, 0n)
+        expect(received).toBe(BigInt(authorization.value))
+        expect(ledger.json.totals).toEqual([expect.objectContaining({ chain: "base", livemode: true, amount: received.toString(), count: 1 })])
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("without the buyer coming back, the reconciler settles it once final, and the webhook goes out once", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-pending-reconciler@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        const authorization = (p.signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+        server.use(pendingAnswer(authorization.from))
+        problemOf(yield* presentWithin(seller.live, p.signature), 503, "settlement_pending")
+        landTransfer(authorization, { tx: BROADCAST, block: LATEST_BLOCK - 1n })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "settled", transaction: BROADCAST })
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
+      }))
+  })
+
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("a refusal that still names the broadcast transaction (400 invalid_transaction_state, as the official facilitator answers when it cannot remember the broadcast) is pending too, and settles once the chain shows it", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-broadcast-refused@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        const authorization = (p.signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+        server.use(http.post(`${FACILITATOR}/settle`, () =>
+          HttpResponse.json({ success: false, errorReason: "invalid_transaction_state", transaction: BROADCAST, network: BASE, payer: authorization.from }, { status: 400 })))
+        problemOf(yield* presentWithin(seller.live, p.signature), 503, "settlement_pending")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending" })
+        landTransfer(authorization, { tx: BROADCAST, block: LATEST_BLOCK - 1n })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 1 })
+      }))
+  })
+})
+
+describe("Base: a refused settle whose authorization the payer submits later (a failed sale is never a dead end)", () => {
+  layer(ReconcilingApp(), REAL_TIME)((it) => {
+    it.scoped("402 with the refusal in words; the transfer lands before validBefore: the reconciler settles the sale, the buyer's retry with its id gets the goods, the webhook goes out once", () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver()
+        const seller = yield* sellerWithHook("recon-late-landing@example.com", hook)
+        const p = yield* livePayment(seller.live, newBuyer())
+        const signature = withPaymentId(p.signature, newPaymentId())
+        const authorization = (signature.payload as any).authorization as { from: string; to: string; value: string; nonce: string }
+        server.use(http.post(`${FACILITATOR}/settle`, () =>
+          HttpResponse.json({ success: false, errorReason: "invalid_exact_evm_transaction_simulation_failed", transaction: "", network: BASE, payer: authorization.from }, { status: 400 })))
+        const refused = yield* presentWithin(seller.live, signature)
+        expect(refused.status).toBe(402)
+        expect(refused.body.toString("utf8")).toContain("the USDC contract refused this transfer")
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "pending", failureReason: "invalid_exact_evm_transaction_simulation_failed" })
+
+        // The payer (or anyone holding the signed authorization) submits it later, before it expires.
+        landTransfer(authorization, { tx: TX, block: LATEST_BLOCK - 1n })
+        expect(yield* reconcile()).toMatchObject({ checked: 1, settled: 1 })
+        expect(yield* onlyLedgerSale(seller.accountId)).toMatchObject({ status: "settled", transaction: TX, failureReason: null })
+        const retry = yield* presentWithin(seller.live, signature)
+        expect(retry.status, retry.body.toString("utf8").slice(0, 300)).toBe(200)
+        expect(retry.headers.get("content-type")).toBe("application/gzip")
+        yield* drain
+        expect(hook.arrivals).toHaveLength(1)
       }))
   })
 })

@@ -33,7 +33,7 @@ import { AtomicAmount } from "../../model/Money.js"
 import { aCheckout, aListing, aSale as aSaleFixture, at, BASE_ADDRESS, SOLANA_ADDRESS } from "../support/fixtures.js"
 import { type Answers, facilitatorLayer, signedPayment, spanNames, stubFacilitator } from "./support.js"
 import { offersExtension } from "../../codec/OfferReceipt.js"
-import { commitMovedDetail, OFFER_MISMATCH } from "../../usecases/purchases/Messages.js"
+import { commitMovedDetail, notVerifiedDetail, OFFER_MISMATCH } from "../../usecases/purchases/Messages.js"
 
 const BASE_URL = "https://market.example"
 const SHA = "89abcdef0123456789abcdef0123456789abcdef"
@@ -240,15 +240,15 @@ describe("Purchases.pay: a settle the facilitator refused is judged by the chain
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("with no evidence either way (the chain cannot be asked), the facilitator's refusal stands: failed with its reason, no goods", () => {
-    const { layer } = setup({ test: refused({ _tag: "Unknown", reason: "BASE_RPC_URL is off" }) })
+  it.effect("with no evidence either way (the chain cannot be asked), the buyer is told the refusal in words, nothing is delivered, and the sale stays pending: never failed without the chain's word", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unknown", reason: "BASE_RPC_URL is off" }, "insufficient_funds") })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
       const failed = yield* Effect.flip(pay(checkout, payment))
-      expect(failed._tag).toBe("SettlementFailed")
-      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", transaction: null })
-      expect((Option.getOrThrow(yield* saleOf(payment))).failureReason).not.toBeNull()
+      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(failed._tag === "SettlementFailed" && failed.detail).toContain("does not hold enough USDC")
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: "insufficient_funds", transaction: null })
     }).pipe(Effect.provide(layer))
   })
 
@@ -283,25 +283,135 @@ describe("Purchases.pay: a settle the facilitator refused is judged by the chain
     }, { discard: true })
   })
 
-  it.effect("fails the sale with the facilitator's reason when the chain shows the transfer did not move", () => {
-    const { layer } = setup({ test: refused({ _tag: "Unsettled" }, "insufficient_funds") })
+  it.effect("a refusal the chain shows nothing of: 402 with the facilitator's reason in words and the authorization's deadline; the sale stays pending until then, so a transfer landing later still finds it", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unsettled" }, "invalid_exact_evm_transaction_simulation_failed") })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const buyer = aBuyer()
       const payment = yield* signed(buyer, yield* termsOf(checkout))
       const failed = yield* Effect.flip(pay(checkout, payment))
-      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds", payer: buyer.address, detail: "The payment could not be settled; nothing was delivered." })
-      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: "invalid_exact_evm_transaction_simulation_failed", payer: buyer.address })
+      const detail = failed._tag === "SettlementFailed" ? failed.detail : ""
+      expect(detail).toContain("the USDC contract refused this transfer")
+      expect(detail).toContain("nothing was delivered")
+      expect(detail).toContain(new Date(NOW.getTime() + 600_000).toISOString())
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: "invalid_exact_evm_transaction_simulation_failed" })
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("fails it as settlement_failed when the facilitator's refusal names no reason", () => {
+  it.effect("names settlement_failed when the facilitator's refusal names no reason; the sale stays pending", () => {
     const { layer } = setup({ test: refused({ _tag: "Unsettled" }, null) })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
-      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: "settlement_failed" })
-      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: "settlement_failed" })
+      const failed = yield* Effect.flip(pay(checkout, payment))
+      expect(failed).toMatchObject({ _tag: "SettlementFailed", reason: "settlement_failed" })
+      expect(failed._tag === "SettlementFailed" && failed.detail).toContain("the facilitator refused it (settlement_failed)")
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: "settlement_failed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a refused sale whose transfer lands before its authorization expires is settled by the chain (the reconciler's resolve), and the buyer's retry with its id gets the goods", () => {
+    let onChain: SettlementStatus = { _tag: "Unsettled" }
+    const { layer } = setup({
+      test: {
+        settle: (_, requirement) => Effect.succeed({ success: false, transaction: null, network: requirement.network, payer: null, errorReason: "insufficient_funds" }),
+        status: () => Effect.succeed(onChain)
+      }
+    })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_refused0000000000000000000001")
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      const pending = Option.getOrThrow(yield* saleOf(payment))
+      // The payer funded the wallet and submitted the signed authorization itself.
+      onChain = { _tag: "Settled", transaction: "0xlanded" }
+      expect(pending).toMatchObject({ status: "pending", failureReason: "insufficient_funds" })
+      expect(yield* Effect.flatMap(Settlements, (s) => s.resolve(pending))).toMatchObject({ status: "settled", transaction: "0xlanded", failureReason: null })
+      const goods = yield* pay(checkout, payment)
+      expect(goods.sale).toMatchObject({ id: pending.id, status: "settled", transaction: "0xlanded" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a refused sale with nothing on chain fails only once its authorization has expired (settleBy + margin)", () => {
+    const { layer } = setup({ test: refused({ _tag: "Unsettled" }, "insufficient_funds") })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      yield* Effect.flip(pay(checkout, payment))
+      const pending = Option.getOrThrow(yield* saleOf(payment))
+      const resolve = Effect.flatMap(Settlements, (s) => s.resolve(pending))
+      expect(yield* resolve).toMatchObject({ status: "pending" })
+      yield* TestClock.setTime(pending.settleBy!.getTime() + 60_001)
+      expect(yield* resolve).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Purchases.pay: a settle answer that is not final (x402's settlement_pending, or a broadcast transaction) is no refusal", () => {
+  const answering = (errorReason: string, transaction: string | null, status: () => SettlementStatus): Answers => ({
+    settle: (_, requirement) => Effect.succeed({ success: false, transaction, network: requirement.network, payer: null, errorReason }),
+    status: () => Effect.succeed(status())
+  })
+
+  it.effect("settlement_pending with the broadcast transaction, not mined yet: 503 with Retry-After, the sale pending (never failed); once final on chain the buyer's retry with its id gets the goods, settled with that transaction, exactly one settle", () => {
+    let onChain: SettlementStatus = { _tag: "Unsettled" }
+    const { test, layer } = setup({ test: answering("settlement_pending", "0xbroadcast", () => onChain) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_pending00000000000000000000001")
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending", retryAfterSeconds: 10 })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: null })
+      // Mined, not final yet: still pending for the retry.
+      onChain = { _tag: "NotFinal", reason: "not final yet" }
+      expect(yield* runToEnd(yield* Effect.fork(Effect.flip(pay(checkout, payment))))).toMatchObject({ _tag: "SettlementPending" })
+      expect(Option.getOrThrow(yield* saleOf(payment)).status).toBe("pending")
+      onChain = { _tag: "Settled", transaction: "0xbroadcast" }
+      const goods = yield* runToEnd(yield* Effect.fork(pay(checkout, payment)))
+      expect(goods.sale).toMatchObject({ status: "settled", transaction: "0xbroadcast" })
+      expect(test.calls.settle).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("settlement_pending already final on chain when asked: the goods at once", () => {
+    const { layer } = setup({ test: answering("settlement_pending", "0xbroadcast", () => ({ _tag: "Settled", transaction: "0xbroadcast" })) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const goods = yield* pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout)))
+      expect(goods.sale).toMatchObject({ status: "settled", transaction: "0xbroadcast" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("settlement_pending without a transaction, and a terminal-sounding refusal that names the broadcast transaction (the official facilitator's invalid_transaction_state), each leave the sale pending with 503", () => {
+    const cases = [["settlement_pending", null], ["settlement_pending", ""], ["invalid_transaction_state", "0xbroadcast"]] as const
+    return Effect.forEach(cases, ([reason, tx]) => {
+      const { layer } = setup({ test: answering(reason, tx, () => ({ _tag: "Unsettled" })) })
+      return Effect.gen(function*() {
+        const { checkout } = yield* listed()
+        const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+        expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementPending" })
+        expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: null })
+      }).pipe(Effect.provide(layer))
+    }, { discard: true })
+  })
+
+  it.effect("a refusal whose transaction is empty (x402 answers \"\" for none) is a refusal: 402, the sale pending with the refusal noted", () => {
+    const { layer } = setup({ test: answering("insufficient_funds", "", () => ({ _tag: "Unsettled" })) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "pending", failureReason: "insufficient_funds" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a broadcast whose authorization the chain shows spent otherwise is failed with the chain's reason", () => {
+    const { layer } = setup({ test: answering("settlement_pending", "0xbroadcast", () => ({ _tag: "Failed", reason: AUTHORIZATION_USED_ELSEWHERE })) })
+    return Effect.gen(function*() {
+      const { checkout } = yield* listed()
+      const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "SettlementFailed", reason: AUTHORIZATION_USED_ELSEWHERE })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: AUTHORIZATION_USED_ELSEWHERE })
     }).pipe(Effect.provide(layer))
   })
 })
@@ -364,9 +474,36 @@ describe("Purchases.pay: the order of a purchase (check locally, verify, pin, re
       return Effect.gen(function*() {
         const { checkout } = yield* listed()
         const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
-        expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "PaymentRejected", reason, detail: "The payment did not verify." })
+        expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({ _tag: "PaymentRejected", reason, detail: notVerifiedDetail(reason) })
         expect(yield* saleOf(payment)).toStrictEqual(Option.none())
         expect(test.calls).toStrictEqual({ status: 0, verify: 1, settle: 0 })
+      }).pipe(Effect.provide(layer))
+    }, { discard: true })
+  })
+
+  it.effect("tells the buyer why verify refused in words: a paused or blacklisting USDC contract is named, not 'did not verify'", () => {
+    const cases = [
+      ["invalid_exact_evm_transaction_simulation_failed", "the USDC contract refused this transfer"],
+      ["invalid_exact_svm_transaction_simulation_failed", "the USDC contract refused this transfer"],
+      ["invalid_exact_evm_insufficient_balance", "does not hold enough USDC"],
+      ["invalid_exact_evm_payload_authorization_valid_before", "has expired"],
+      ["invalid_exact_evm_payload_authorization_valid_after", "not valid yet"],
+      ["invalid_exact_evm_nonce_already_used", "already used on chain"],
+      ["invalid_exact_evm_signature", "signature does not check out"],
+      ["invalid_exact_evm_network_mismatch", "another network"],
+      ["invalid_exact_evm_recipient_mismatch", "does not match this checkout's terms"],
+      ["invalid_exact_svm_fee_payer_mismatch", "does not match this checkout's terms"],
+      ["invalid_exact_svm_fee_payer_not_managed_by_facilitator", "fee payer is not the facilitator's"],
+      ["something_new", "the facilitator refused it (something_new)"]
+    ] as const
+    return Effect.forEach(cases, ([reason, words]) => {
+      const { layer } = setup({ test: { verify: () => Effect.succeed({ valid: false, invalidReason: reason, payer: null }) } })
+      return Effect.gen(function*() {
+        const { checkout } = yield* listed()
+        const refused = yield* Effect.flip(pay(checkout, yield* signed(aBuyer(), yield* termsOf(checkout))))
+        expect(refused).toMatchObject({ _tag: "PaymentRejected", reason })
+        expect(refused._tag === "PaymentRejected" && refused.detail).toContain(words)
+        expect(refused._tag === "PaymentRejected" && refused.detail).toContain("Nothing was charged.")
       }).pipe(Effect.provide(layer))
     }, { discard: true })
   })
@@ -625,16 +762,27 @@ describe("Purchases.pay: a payment already on the ledger", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("answers a payment that failed earlier with that failure again, never a second settle", () => {
-    const { test, layer } = setup({ test: { settle: (_, r) => Effect.succeed({ success: false, transaction: null, network: r.network, payer: null, errorReason: "insufficient_funds" }), status: () => Effect.succeed({ _tag: "Unsettled" }) } })
+  it.effect("answers a payment refused earlier with that refusal again at once (the chain asked, no wait for a settle in flight), never a second settle; once the chain shows it spent otherwise, with that failure", () => {
+    let onChain: SettlementStatus = { _tag: "Unsettled" }
+    const { test, layer } = setup({ test: { settle: (_, r) => Effect.succeed({ success: false, transaction: null, network: r.network, payer: null, errorReason: "insufficient_funds" }), status: () => Effect.succeed(onChain) } })
     return Effect.gen(function*() {
       const { checkout } = yield* listed()
       const payment = yield* signed(aBuyer(), yield* termsOf(checkout))
       yield* Effect.flip(pay(checkout, payment))
       const again = yield* Effect.flip(pay(checkout, payment))
-      expect(again).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds", detail: "This payment failed to settle earlier; it cannot be used again." })
+      expect(again).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(again._tag === "SettlementFailed" && again.detail).toContain("It is not sent for settlement again")
+      expect(again._tag === "SettlementFailed" && again.detail).toContain("does not hold enough USDC")
       const withTheId = yield* Effect.flip(pay(checkout, withId(payment, "pay_other")))
       expect(withTheId).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(test.calls).toMatchObject({ settle: 1, status: 3 })
+      onChain = { _tag: "Failed", reason: AUTHORIZATION_CANCELED }
+      expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({
+        _tag: "SettlementFailed",
+        reason: AUTHORIZATION_CANCELED,
+        detail: "This payment failed to settle earlier; it cannot be used again."
+      })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: AUTHORIZATION_CANCELED })
       expect(test.calls.settle).toBe(1)
     }).pipe(Effect.provide(layer))
   })
@@ -1143,11 +1291,17 @@ describe("Purchases: a payment whose settle is in flight or unknown", () => {
       const { checkout } = yield* listed()
       const payment = withId(yield* signed(aBuyer(), yield* termsOf(checkout)), "pay_00000000000000000000000000000014")
       yield* Effect.flip(pay(checkout, payment))
+      const again = yield* Effect.flip(pay(checkout, payment))
+      expect(again).toMatchObject({ _tag: "SettlementFailed", reason: "insufficient_funds" })
+      expect(again._tag === "SettlementFailed" && again.detail).toContain("retrying it with its payment-identifier id gets the goods")
+      // Its authorization expired with nothing moved: failed for good, with the facilitator's reason.
+      yield* TestClock.setTime(NOW.getTime() + 600_000 + 60_001)
       expect(yield* Effect.flip(pay(checkout, payment))).toMatchObject({
         _tag: "SettlementFailed",
         reason: "insufficient_funds",
         detail: "This payment failed to settle earlier; it cannot be used again."
       })
+      expect(Option.getOrThrow(yield* saleOf(payment))).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
     }).pipe(Effect.provide(layer))
   })
 })

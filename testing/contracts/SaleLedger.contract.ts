@@ -108,6 +108,32 @@ export const SaleLedgerContract = (it: ContractIt<SaleLedger | Outbox>, _backend
         expect(yield* ledger.markFailed(SaleId.make(`sale_${unique()}`), "unknown")).toBe(false)
       }))
 
+    it.effect("notes a facilitator's refusal on a pending sale, which stays pending (and still settles or fails); never on a settled or failed one", () =>
+      Effect.gen(function*() {
+        const ledger = yield* SaleLedger
+        const refused = aSale()
+        yield* ledger.recordPending(refused)
+        expect(yield* ledger.noteRefusal(refused.id, "insufficient_funds")).toBe(true)
+        const noted = new Sale({ ...refused, failureReason: "insufficient_funds" })
+        expect(yield* ledger.findById(refused.id)).toStrictEqual(Option.some(noted))
+        expect(yield* ledger.findByPaymentKey(refused.paymentKey)).toStrictEqual(Option.some(noted))
+        // Still pending: the reconciler's list holds it, and it can settle (the refusal cleared by the settled sale).
+        expect((yield* ledger.listPending({ createdBefore: at("2100-01-01T00:00:00.000Z"), limit: 10_000 })).map((s) => s.id)).toContain(refused.id)
+        const settled = settledOf(refused)
+        expect(yield* ledger.settle(settled, Option.none())).toBe(true)
+        expect(yield* ledger.findById(refused.id)).toStrictEqual(Option.some(settled))
+        expect(yield* ledger.noteRefusal(refused.id, "late")).toBe(false)
+        expect(yield* ledger.findById(refused.id)).toStrictEqual(Option.some(settled))
+
+        const failing = aSale()
+        yield* ledger.recordPending(failing)
+        expect(yield* ledger.noteRefusal(failing.id, "insufficient_funds")).toBe(true)
+        expect(yield* ledger.markFailed(failing.id, "not_settled_before_expiry")).toBe(true)
+        expect(yield* ledger.noteRefusal(failing.id, "other")).toBe(false)
+        expect(yield* ledger.findById(failing.id)).toStrictEqual(Option.some(new Sale({ ...failing, status: "failed", failureReason: "not_settled_before_expiry" })))
+        expect(yield* ledger.noteRefusal(SaleId.make(`sale_${unique()}`), "unknown")).toBe(false)
+      }))
+
     it.effect("finds a sale by (network, payer, payment-id digest); a second sale with the same triple is refused", () =>
       Effect.gen(function*() {
         const ledger = yield* SaleLedger

@@ -4,6 +4,7 @@ import { echoedCommit, echoedUpdatesDays } from "../../model/ReceiptClaims.js"
 import { IdPrefix, type SaleId } from "../../model/Ids.js"
 import { Sale } from "../../model/Sale.js"
 import { Chain } from "../../model/Wallet.js"
+import { settleInFlight } from "../../model/SettlementReasons.js"
 import { matchRequirement } from "../../model/rules/Requirements.js"
 import { newId, now } from "../../model/rules/Tokens.js"
 import type { PaymentRefused } from "../../ports/Chains.js"
@@ -12,7 +13,7 @@ import { SecretBox } from "../../ports/SecretBox.js"
 import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
-import { commitMovedDetail, OFFER_MISMATCH, settlementFailedDetail, updatesChangedDetail } from "./Messages.js"
+import { commitMovedDetail, notVerifiedDetail, OFFER_MISMATCH, settlementFailedDetail, settleRefusedDetail, updatesChangedDetail } from "./Messages.js"
 import type { makeQuoting } from "./Quote.js"
 import type { makeRecovery } from "./Recovery.js"
 
@@ -108,7 +109,8 @@ export const makePay = (
 
     const verification = yield* facilitator.verify(payment, requirement).pipe(Effect.mapError(unavailable("verify the payment")))
     if (!verification.valid) {
-      return yield* new PaymentRejected({ reason: verification.invalidReason ?? "invalid_payment", detail: "The payment did not verify." })
+      const reason = verification.invalidReason ?? "invalid_payment"
+      return yield* new PaymentRejected({ reason, detail: notVerifiedDetail(reason) })
     }
 
     // Pin the commit and make sure the code host can still serve it, before anyone is charged: the head now must
@@ -175,21 +177,30 @@ export const makePay = (
       // The payer is optional in a v2 settle answer; the sale knows it from the payment it verified.
       const settlement = { ...settled, payer: settled.payer ?? pending.payer }
       if (!settlement.success) {
-        // A refusal can hide a payment that moved all the same: anyone who saw the authorization broadcast
-        // can submit it first, and the facilitator's own transfer then fails. The chain decides, and only on
-        // final evidence of the very transfer this sale was signed for: a used nonce is not enough (the payer
-        // may have spent it on another authorization of its own, or cancelled it).
+        // Whatever the answer, only the chain can say the money did not move. A settle answer that names a
+        // transaction, or says `settlement_pending`, is no refusal at all: the transfer was broadcast and may land.
+        // A refusal naming neither can hide a payment that moves all the same: anyone who saw the authorization
+        // can submit it (first, so the facilitator's own transfer fails, or later, until it expires). The chain
+        // decides, and only on final evidence of the very transfer this sale was signed for.
         const onChain = yield* facilitator.status(pending)
         if (onChain._tag === "Settled") {
           const moved = { ...settlement, success: true, transaction: onChain.transaction, errorReason: null }
           return { settled: yield* settlements.markSettled(pending, moved), settlement: moved } as const
         }
-        // On chain but not final yet: its fate is being decided, so the sale stays pending (the buyer's retry
-        // and the reconciler finish it). Without evidence either way, the facilitator's refusal stands.
-        if (onChain._tag === "NotFinal") return yield* settlementUnknown
-        const reason = onChain._tag === "Failed" ? onChain.reason : settlement.errorReason ?? "settlement_failed"
-        yield* fail(reason)
-        return yield* new SettlementFailed({ reason, network: settlement.network, payer: settlement.payer, detail: settlementFailedDetail(reason) })
+        // What the buyer signed can never move now (spent otherwise, cancelled, failed on chain): failed, with why.
+        if (onChain._tag === "Failed") {
+          yield* fail(onChain.reason)
+          return yield* new SettlementFailed({ reason: onChain.reason, network: settlement.network, payer: settlement.payer, detail: settlementFailedDetail(onChain.reason) })
+        }
+        // Broadcast, or on chain but not final: its fate is being decided, so the sale stays pending (the buyer's
+        // retry and the reconciler finish it).
+        if (onChain._tag === "NotFinal" || settleInFlight(settlement)) return yield* settlementUnknown
+        // Refused, and nothing on chain so far (or nobody can tell): the buyer is told why, nothing is delivered,
+        // and the sale stays pending, so that a transfer landing before the authorization expires still finds
+        // its sale (the reconciler fails it once `settleBy` has passed with nothing moved).
+        const reason = settlement.errorReason ?? "settlement_failed"
+        yield* settlements.noteRefusal(pending, reason)
+        return yield* new SettlementFailed({ reason, network: settlement.network, payer: settlement.payer, detail: settleRefusedDetail(reason, pending.settleBy) })
       }
       return { settled: yield* settlements.markSettled(pending, settlement), settlement } as const
     }))

@@ -7,7 +7,7 @@ import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
 import type { makeUpdates } from "./Updates.js"
-import { ALREADY_USED, PAYMENT_ID_CONFLICT, SETTLEMENT_PENDING } from "./Messages.js"
+import { ALREADY_USED, PAYMENT_ID_CONFLICT, refusedEarlierDetail, SETTLEMENT_PENDING } from "./Messages.js"
 
 /** How long a second copy of a payment waits for a settle in flight before asking the chain (and answering 503). */
 const SETTLING_WAIT = Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurUpTo("5 seconds"))
@@ -39,6 +39,17 @@ export const makeRecovery = (
     return sale.status === "pending" ? yield* settlements.resolve(sale) : sale
   })
 
+  /**
+   * A sale as it stands for a payment presented again: a pending one given its moment (`settling`), except one
+   * whose settle the facilitator already refused: no settle is in flight, so the chain is asked at once.
+   */
+  const standing = (existing: Sale) =>
+    existing.status !== "pending" ? Effect.succeed(existing) : existing.failureReason !== null ? settlements.resolve(existing) : settling(existing)
+
+  /** A refused payment whose authorization may still move (the chain shows nothing of it yet): refused again, with why. */
+  const refusedEarlier = (sale: Sale, reason: string) =>
+    new SettlementFailed({ reason, network: sale.network, payer: sale.payer, detail: refusedEarlierDetail(reason, sale.settleBy) })
+
   const failedEarlier = (sale: Sale) =>
     new SettlementFailed({ reason: sale.failureReason ?? "settlement_failed", network: sale.network, payer: sale.payer, detail: "This payment failed to settle earlier; it cannot be used again." })
 
@@ -48,16 +59,16 @@ export const makeRecovery = (
    * `payment_already_used` naming the ways to recover; failed → its failure again; pending → 503 until known.
    */
   const alreadyPresented = Effect.fnUntraced(function*(existing: Sale) {
-    const sale = existing.status === "pending" ? yield* settling(existing) : existing
-    if (sale.status === "pending") return yield* settlementUnknown
+    const sale = yield* standing(existing)
+    if (sale.status === "pending") return yield* (sale.failureReason === null ? settlementUnknown : refusedEarlier(sale, sale.failureReason))
     if (sale.status === "failed") return yield* failedEarlier(sale)
     return yield* new PaymentRejected({ reason: "payment_already_used", detail: ALREADY_USED })
   })
 
   /** A sale the buyer's retry names, once settled: pending is 503 until known, failed is its failure again. */
   const settledOf = Effect.fnUntraced(function*(existing: Sale) {
-    const sale = existing.status === "pending" ? yield* settling(existing) : existing
-    if (sale.status === "pending") return yield* settlementUnknown
+    const sale = yield* standing(existing)
+    if (sale.status === "pending") return yield* (sale.failureReason === null ? settlementUnknown : refusedEarlier(sale, sale.failureReason))
     if (sale.status === "failed") return yield* failedEarlier(sale)
     return sale
   })

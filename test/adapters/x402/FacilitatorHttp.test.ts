@@ -168,7 +168,18 @@ describe("FacilitatorHttp.settle", () => {
       answer("settle", () => HttpResponse.json({ success: false, errorReason: "insufficient_funds", transaction: "", network: "eip155:84532", payer: PAYER }))
       expect(yield* f.settle(paymentV2, baseSepolia)).toEqual({ success: false, transaction: null, network: "eip155:84532", payer: PAYER, errorReason: "insufficient_funds" })
       answer("settle", () => HttpResponse.json({ success: false, errorReason: "invalid_transaction_state", transaction: "", network: "eip155:84532" }, { status: 400 }))
-      expect(yield* f.settle(paymentV2, baseSepolia)).toMatchObject({ success: false, errorReason: "invalid_transaction_state" })
+      expect(yield* f.settle(paymentV2, baseSepolia)).toMatchObject({ success: false, errorReason: "invalid_transaction_state", transaction: null })
+    }))
+
+  it.effect("keeps the transaction a failed settlement names (x402's settlement_pending, or a refusal after a broadcast), answered 200 or 400", () =>
+    Effect.gen(function*() {
+      const f = yield* facilitator()
+      answer("settle", () => HttpResponse.json({ success: false, errorReason: "settlement_pending", transaction: TX, network: "eip155:84532", payer: PAYER }))
+      expect(yield* f.settle(paymentV2, baseSepolia)).toEqual({ success: false, transaction: TX, network: "eip155:84532", payer: PAYER, errorReason: "settlement_pending" })
+      answer("settle", () => HttpResponse.json({ success: false, errorReason: "invalid_transaction_state", transaction: TX, network: "eip155:84532" }, { status: 400 }))
+      expect(yield* f.settle(paymentV2, baseSepolia)).toEqual({ success: false, transaction: TX, network: "eip155:84532", payer: null, errorReason: "invalid_transaction_state" })
+      answer("settle", () => HttpResponse.json({ success: false, errorReason: "settlement_pending", network: "eip155:84532" }, { status: 400 }))
+      expect(yield* f.settle(paymentV2, baseSepolia)).toMatchObject({ success: false, transaction: null, errorReason: "settlement_pending" })
     }))
 
   it.effect("a success without a transaction, a 500 and malformed JSON are bad_response", () =>
