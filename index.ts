@@ -103,6 +103,7 @@ export {
   offerClaimsOf,
   receiptClaimsOf,
   updatesUntil,
+  didWebOf,
   type DeliveredUpdate
 } from "./model/ReceiptClaims.js"
 export { SaleStatus, Sale } from "./model/Sale.js"
@@ -247,9 +248,17 @@ export { Webhooks } from "./usecases/Webhooks.js"
 export { UseCasesLive } from "./usecases/UseCases.js"
 
 // Protocol checks that run anywhere.
-export { type ReceiptKey, type ReceiptVerification, verifyReceipt } from "./codec/VerifyReceipt.js"
+export {
+  type PurchaseMode,
+  type ReceiptKey,
+  type ReceiptVerification,
+  TEST_PURCHASE,
+  type VerifyOptions,
+  verifyReceipt
+} from "./codec/VerifyReceipt.js"
 export { type ProvenanceVerification, verifyProvenance } from "./codec/VerifyProvenance.js"
 export {
+  type Attestor,
   DELIVERY_PREDICATE_TYPE,
   type DeliveryStatement,
   type DsseEnvelope,

@@ -15,7 +15,20 @@ export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json"
 /** The predicate type of a repomarket delivery. */
 export const DELIVERY_PREDICATE_TYPE = "https://repomarket.dev/attestations/delivery/v1"
 
-/** An in-toto Statement of one delivery. */
+/**
+ * Who signed a statement, inside what is signed (DSSE leaves an envelope's `keyid` unsigned): the marketplace's
+ * public origin (`BASE_URL`) and the id of the key whose signature covers the statement, which names that
+ * origin's did:web DID. A verifier requires the signature it checked to be by exactly this key, so an envelope
+ * whose `keyid` was rewritten (to another deployment's, or to another key listed beside it) does not verify.
+ */
+export interface Attestor {
+  /** The marketplace's public origin (`BASE_URL`), e.g. `https://market.example`. */
+  readonly marketplace: string
+  /** The signing key's id (its `kid`, `did:web:<host>#<id>`), the same as the envelope's signature's `keyid`. */
+  readonly keyid: string
+}
+
+/** An in-toto Statement of one delivery, as signed: its predicate names the marketplace and key that sign it. */
 export interface DeliveryStatement {
   /** The in-toto Statement type (v1). */
   readonly _type: typeof IN_TOTO_STATEMENT_TYPE
@@ -43,8 +56,19 @@ export interface DeliveryStatement {
     readonly payment: { readonly network: string; readonly transaction: string; readonly payer: string; readonly amount: string; readonly asset: string; readonly payTo: string }
     /** The update delivery's id (`dlv_…`) when the archive is a newer commit delivered within the sale's update window. */
     readonly delivery?: string
-  }
+  } & Attestor
 }
+
+/** A delivery's statement before it is signed: everything but who signs it (`Attestor`). */
+export type DeliveryFacts = Omit<DeliveryStatement, "predicate"> & {
+  readonly predicate: Omit<DeliveryStatement["predicate"], keyof Attestor>
+}
+
+/** The statement `facts` as `by` signs it: the marketplace's origin and the signing key's id added to its predicate. */
+export const attestedBy = (facts: DeliveryFacts, by: Attestor): DeliveryStatement => ({
+  ...facts,
+  predicate: { ...facts.predicate, marketplace: by.marketplace, keyid: by.keyid }
+})
 
 /** The statement of a settled sale's delivered archive (or of its update delivery `update`); null for a sale not settled or without a pinned commit. */
 export const deliveryStatementOf = (
@@ -53,7 +77,7 @@ export const deliveryStatementOf = (
   filename: string,
   repositoryUrl: string,
   update?: DeliveredUpdate
-): DeliveryStatement | null => {
+): DeliveryFacts | null => {
   if (sale.status !== "settled" || sale.settledAt === null || sale.commitSha === null || sale.transaction === null) return null
   return {
     _type: IN_TOTO_STATEMENT_TYPE,

@@ -144,6 +144,17 @@ export const receiptClaimsProblem = (value: unknown): string | null => {
   return null
 }
 
+/**
+ * The `did:web` DID of a public origin (W3C did:web): the host, its port's colon percent-encoded, then the
+ * path's segments joined by colons. `https://market.example` → `did:web:market.example`. The marketplace's keys
+ * are named (`<did>#<id>`) and, since keys are bound to their deployment, derived after it.
+ */
+export const didWebOf = (baseUrl: string): string => {
+  const url = new URL(baseUrl)
+  const path = url.pathname.split("/").filter((s) => s !== "").map(encodeURIComponent)
+  return ["did:web", encodeURIComponent(url.host), ...path].join(":")
+}
+
 /** Unix seconds of a date. */
 export const unixSeconds = (at: Date): number => Math.floor(at.getTime() / 1000)
 

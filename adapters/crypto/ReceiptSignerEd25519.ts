@@ -2,10 +2,29 @@ import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject
 import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { type PublicKeyJwk, ReceiptSigner } from "../../ports/ReceiptSigner.js"
+import { didWebOf } from "../../model/ReceiptClaims.js"
 import { type KeyRing, keyRingOf, loadKeyRing } from "./SecretKeys.js"
 
-/** What each `SECRET_KEYS` key is stretched with into its receipt-signing key: a key used for one purpose only. */
-const SIGNING_KEY_INFO = "repomarket x402 offer-receipt signing key, Ed25519, v1"
+/**
+ * What each `SECRET_KEYS` key is stretched with into its receipt-signing key: a key used for one purpose only,
+ * and for one deployment only. The context names the deployment's did:web DID (from `BASE_URL`), so two
+ * deployments that share `SECRET_KEYS` (staging and production) still sign with different keys, and what one
+ * signs never verifies against the other's published keys.
+ */
+const signingKeyInfo = (did: string): string => `repomarket x402 offer-receipt signing key, Ed25519, v2, ${did}`
+
+/**
+ * The context of the keys derived before keys were bound to their deployment (the same for every deployment
+ * sharing `SECRET_KEYS`). They sign nothing any more; they are published, under the ids they signed with, only
+ * so that receipts issued with them still verify.
+ */
+const PREVIOUS_KEY_INFO = "repomarket x402 offer-receipt signing key, Ed25519, v1"
+
+/**
+ * The suffix of a deployment-bound key's id (`did:web:<host>#<SECRET_KEYS id>.v2`): `.` is not allowed in a
+ * `SECRET_KEYS` id, so it never names a previous key (`did:web:<host>#<SECRET_KEYS id>`).
+ */
+const BOUND_KEY_SUFFIX = ".v2"
 
 /** The DER prefix of a PKCS #8 Ed25519 private key; the 32-byte seed follows (RFC 8410). */
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
@@ -31,41 +50,44 @@ export const canonicalJson = (value: unknown): string => {
   throw new Error(`canonicalJson: cannot sign a ${typeof value}`)
 }
 
-/**
- * The `did:web` DID of a public origin (W3C did:web): the host, its port's colon percent-encoded, then the
- * path's segments joined by colons. `https://market.example` → `did:web:market.example`.
- */
-export const didWebOf = (baseUrl: string): string => {
-  const url = new URL(baseUrl)
-  const path = url.pathname.split("/").filter((s) => s !== "").map(encodeURIComponent)
-  return ["did:web", encodeURIComponent(url.host), ...path].join(":")
-}
+export { didWebOf }
 
-/** The Ed25519 key a `SECRET_KEYS` key derives (HKDF-SHA256, one purpose): the same key always gives the same. */
-const signingKeyOf = (secret: Redacted.Redacted<Buffer>): KeyObject => {
-  const seed = Buffer.from(hkdfSync("sha256", Redacted.value(secret), Buffer.alloc(0), SIGNING_KEY_INFO, 32))
+/** The Ed25519 key a `SECRET_KEYS` key derives in `info`'s context (HKDF-SHA256): the same key and context always give the same. */
+const signingKeyOf = (secret: Redacted.Redacted<Buffer>, info: string): KeyObject => {
+  const seed = Buffer.from(hkdfSync("sha256", Redacted.value(secret), Buffer.alloc(0), info, 32))
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" })
 }
 
+const jwkOf = (privateKey: KeyObject, kid: string): PublicKeyJwk => {
+  const { x } = createPublicKey(privateKey).export({ format: "jwk" })
+  return { kty: "OKP", crv: "Ed25519", x: x!, kid, alg: "EdDSA", use: "sig" }
+}
+
 /**
- * The marketplace's signer over a key ring: each key of `SECRET_KEYS` derives one Ed25519 key; the ring's
- * first key signs, and every key is published, so rotating `SECRET_KEYS` (a new key first, the old one kept)
- * rotates the signing key while receipts signed before still verify.
+ * The marketplace's signer over a key ring for the deployment at `baseUrl`: each key of `SECRET_KEYS` derives
+ * one Ed25519 key bound to `baseUrl`'s did:web DID (`<did>#<id>.v2`); the ring's first key signs, and every key
+ * is published, so rotating `SECRET_KEYS` (a new key first, the old one kept) rotates the signing key while
+ * receipts signed before still verify. With `previous` (the default), the keys each `SECRET_KEYS` key derived
+ * before keys were bound to their deployment are published after those, under the ids they signed with
+ * (`<did>#<id>`), to verify what they signed; they never sign again. A signer over fresh keys (tests) has none.
  */
-export const makeReceiptSigner = (ring: KeyRing, baseUrl: string) => {
+export const makeReceiptSigner = (ring: KeyRing, baseUrl: string, options: { readonly previous?: boolean } = {}) => {
   const did = didWebOf(baseUrl)
   const ordered = [ring.primary.kid, ...[...ring.byKid.keys()].filter((kid) => kid !== ring.primary.kid)]
   const derived = ordered.map((kid) => {
-    const privateKey = signingKeyOf(ring.byKid.get(kid)!)
-    const { x } = createPublicKey(privateKey).export({ format: "jwk" })
-    const jwk: PublicKeyJwk = { kty: "OKP", crv: "Ed25519", x: x!, kid: `${did}#${kid}`, alg: "EdDSA", use: "sig" }
-    return { privateKey, jwk }
+    const privateKey = signingKeyOf(ring.byKid.get(kid)!, signingKeyInfo(did))
+    return { privateKey, jwk: jwkOf(privateKey, `${did}#${kid}${BOUND_KEY_SUFFIX}`) }
   })
+  const previous = options.previous === false
+    ? []
+    : ordered.map((kid) => jwkOf(signingKeyOf(ring.byKid.get(kid)!, PREVIOUS_KEY_INFO), `${did}#${kid}`))
   const current = derived[0]!
   const header = base64url(Buffer.from(JSON.stringify({ alg: "EdDSA", kid: current.jwk.kid }), "utf8"))
   return ReceiptSigner.of({
+    origin: baseUrl,
     did,
-    keys: derived.map((k) => k.jwk),
+    kid: current.jwk.kid,
+    keys: [...derived.map((k) => k.jwk), ...previous],
     sign: (claims) =>
       Effect.sync(() => {
         const payload = base64url(Buffer.from(canonicalJson(claims), "utf8"))
@@ -77,7 +99,10 @@ export const makeReceiptSigner = (ring: KeyRing, baseUrl: string) => {
   })
 }
 
-/** The signer over `SECRET_KEYS` (or the development key file), naming keys after `BASE_URL`'s did:web. */
+/**
+ * The signer over `SECRET_KEYS` (or the development key file), its keys derived for and named after `BASE_URL`'s
+ * did:web, with the previous (deployment-free) keys published to verify what they signed.
+ */
 export const ReceiptSignerLive = Layer.effect(
   ReceiptSigner,
   Effect.gen(function*() {
@@ -88,8 +113,8 @@ export const ReceiptSignerLive = Layer.effect(
   })
 )
 
-/** A signer with a fresh random key, for tests. */
+/** A signer with a fresh random key, for tests: nothing was signed before it, so it publishes no previous keys. */
 export const ReceiptSignerTest = Layer.effect(
   ReceiptSigner,
-  Effect.map(PublicOrigin, ({ baseUrl }) => makeReceiptSigner(keyRingOf([{ kid: "test", key: randomBytes(32) }]), baseUrl))
+  Effect.map(PublicOrigin, ({ baseUrl }) => makeReceiptSigner(keyRingOf([{ kid: "test", key: randomBytes(32) }]), baseUrl, { previous: false }))
 )

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { makeReceiptSigner } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { verifyProvenance } from "../../codec/VerifyProvenance.js"
-import { deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
+import { attestedBy, deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
 import { aSale } from "../support/fixtures.js"
 
 const signer = makeReceiptSigner(keyRingOf([{ kid: "k1", key: Buffer.alloc(32, 7) }]), "https://market.example")
@@ -16,7 +16,9 @@ const envelopeOf = (payload: unknown, payloadType = IN_TOTO_PAYLOAD_TYPE) => {
   const { kid, signature } = Effect.runSync(signer.signBytes(pae(payloadType, bytes)))
   return { payloadType, payload: toBase64(bytes), signatures: [{ keyid: kid, sig: toBase64(signature) }] }
 }
-const statement = () => deliveryStatementOf(SETTLED, ARCHIVE, "octo-widget-0123456.tar.gz", "https://github.com/octo/widget")!
+const facts = () => deliveryStatementOf(SETTLED, ARCHIVE, "octo-widget-0123456.tar.gz", "https://github.com/octo/widget")!
+/** The statement as the marketplace signs it: naming its origin and the signing key. */
+const statement = () => attestedBy(facts(), { marketplace: "https://market.example", keyid: signer.kid })
 const reason = async (envelope: unknown, expected = {}) => {
   const result = await verifyProvenance(envelope, signer.keys, expected)
   expect(result.valid).toBe(false)
@@ -34,7 +36,7 @@ describe("DSSE's pre-authentication encoding", () => {
 
 describe("the delivery statement", () => {
   it("names the archive as its subject and the sale, commit, payment and time as its predicate", () => {
-    expect(statement()).toEqual({
+    expect(facts()).toEqual({
       _type: "https://in-toto.io/Statement/v1",
       subject: [{ name: "octo-widget-0123456.tar.gz", digest: { sha256: ARCHIVE.sha256 } }],
       predicateType: "https://repomarket.dev/attestations/delivery/v1",
@@ -54,9 +56,13 @@ describe("the delivery statement", () => {
   it("of an update delivery: the update's commit and time and its id, the same sale and payment", () => {
     const update = { id: "dlv_1", commitSha: "f".repeat(40), deliveredAt: new Date("2026-01-09T00:00:00.000Z") }
     const of = deliveryStatementOf(SETTLED, ARCHIVE, "octo-widget-fffffff.tar.gz", "https://github.com/octo/widget", update)!
-    expect(of.predicate).toEqual({ ...statement().predicate, commit: update.commitSha, deliveredAt: "2026-01-09T00:00:00.000Z", delivery: "dlv_1" })
+    expect(of.predicate).toEqual({ ...facts().predicate, commit: update.commitSha, deliveredAt: "2026-01-09T00:00:00.000Z", delivery: "dlv_1" })
     expect(of.subject).toEqual([{ name: "octo-widget-fffffff.tar.gz", digest: { sha256: ARCHIVE.sha256 } }])
-    expect(Object.keys(statement().predicate)).not.toContain("delivery")
+    expect(Object.keys(facts().predicate)).not.toContain("delivery")
+  })
+
+  it("as signed, names the marketplace's origin and the signing key's id in its predicate", () => {
+    expect(statement()).toEqual({ ...facts(), predicate: { ...facts().predicate, marketplace: "https://market.example", keyid: "did:web:market.example#k1.v2" } })
   })
 
   it("is none for a sale not settled, without a settlement time, a pinned commit or a transaction", () => {
@@ -69,7 +75,7 @@ describe("the delivery statement", () => {
 describe("verifyProvenance", () => {
   it("accepts the marketplace's envelope, with or without the bytes it names (standard or URL-safe base64)", async () => {
     const envelope = envelopeOf(statement())
-    expect(await verifyProvenance(envelope, signer.keys)).toEqual({ valid: true, kid: "did:web:market.example#k1", statement: statement() })
+    expect(await verifyProvenance(envelope, signer.keys)).toEqual({ valid: true, kid: "did:web:market.example#k1.v2", statement: statement(), livemode: true })
     expect(await verifyProvenance(envelope, { keys: signer.keys }, { archive: { sha256: ARCHIVE.sha256.toUpperCase(), size: 42 } })).toMatchObject({ valid: true })
     const urlSafe = { ...envelope, signatures: [{ ...envelope.signatures[0]!, sig: envelope.signatures[0]!.sig.replace(/\+/g, "-").replace(/\//g, "_") }] }
     expect(await verifyProvenance(urlSafe, signer.keys)).toMatchObject({ valid: true })
@@ -97,7 +103,20 @@ describe("verifyProvenance", () => {
     expect(await reason(envelopeOf({ ...statement(), subject: "x" }))).toBe("the statement names no SHA-256 subject")
     expect(await reason(envelope, { archive: { ...ARCHIVE, size: 43 } })).toBe(`the bytes differ from the statement's subject (sha-256 ${ARCHIVE.sha256}, 42 bytes)`)
     expect(await reason(envelope, { archive: { ...ARCHIVE, sha256: "0".repeat(64) } })).toBe(`the bytes differ from the statement's subject (sha-256 ${ARCHIVE.sha256}, 42 bytes)`)
-    expect(await reason(envelopeOf({ ...statement(), predicate: "x" }), { archive: ARCHIVE })).toBe(`the bytes differ from the statement's subject (sha-256 ${ARCHIVE.sha256}, undefined bytes)`)
+    expect(await reason(envelopeOf({ ...statement(), predicate: "x" }), { archive: ARCHIVE })).toBe("the statement does not name the key that signed it (predicate.keyid), so nothing binds it to these keys")
+    expect(await reason(envelopeOf(facts()))).toBe("the statement does not name the key that signed it (predicate.keyid), so nothing binds it to these keys")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, keyid: 7 } }))).toBe("the statement does not name the key that signed it (predicate.keyid), so nothing binds it to these keys")
+    expect(await reason({ ...envelope, signatures: [{ ...envelope.signatures[0]!, keyid: "did:web:market.example#alias" }] })).toBe("signed by none of the given keys")
+    const aliased = [...signer.keys, { ...signer.keys[0]!, kid: "did:web:market.example#alias" }]
+    expect((await verifyProvenance({ ...envelope, signatures: [{ ...envelope.signatures[0]!, keyid: "did:web:market.example#alias" }] }, aliased)))
+      .toEqual({ valid: false, reason: "the statement names key did:web:market.example#k1.v2, but its signature is under keyid did:web:market.example#alias: the envelope's keyid was rewritten" })
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, marketplace: "https://other.example" } }))).toBe("the statement's marketplace \"https://other.example\" is not the origin key did:web:market.example#k1.v2 belongs to")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, marketplace: "https://market.example.evil" } }))).toBe("the statement's marketplace \"https://market.example.evil\" is not the origin key did:web:market.example#k1.v2 belongs to")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, marketplace: undefined } }))).toBe("the statement's marketplace undefined is not the origin key did:web:market.example#k1.v2 belongs to")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, marketplace: "::" } }))).toBe("the statement's marketplace \"::\" is not the origin key did:web:market.example#k1.v2 belongs to")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, livemode: "true" } }))).toBe("the statement does not say whether money was paid (livemode)")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, livemode: false } }), { archive: ARCHIVE })).toBe("a test purchase (livemode: false), simulated money: nothing was paid; accepted only when asked (allowTest)")
+    expect(await reason(envelopeOf({ ...statement(), predicate: { ...statement().predicate, size: "42" } }), { archive: ARCHIVE })).toBe(`the bytes differ from the statement's subject (sha-256 ${ARCHIVE.sha256}, 42 bytes)`)
   })
 
   it("tries every signature: one by an unknown key beside the marketplace's does not hide it", async () => {

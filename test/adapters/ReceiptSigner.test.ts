@@ -45,7 +45,11 @@ describe("the marketplace's signing key", () => {
     expect(didWebOf("http://127.0.0.1:3000")).toBe("did:web:127.0.0.1%3A3000")
     expect(didWebOf("https://example.com/shop/")).toBe("did:web:example.com:shop")
     expect(signerOf(["k1", 1]).did).toBe("did:web:market.example")
-    expect(signerOf(["k1", 1]).keys.map((k) => k.kid)).toEqual(["did:web:market.example#k1"])
+    expect(signerOf(["k1", 1]).origin).toBe(ORIGIN)
+    // The signing key first (bound to this deployment), then the one derived before keys were bound, to verify only.
+    expect(signerOf(["k1", 1]).keys.map((k) => k.kid)).toEqual(["did:web:market.example#k1.v2", "did:web:market.example#k1"])
+    expect(signerOf(["k1", 1]).kid).toBe("did:web:market.example#k1.v2")
+    expect(makeReceiptSigner(keyRingOf([{ kid: "k1", key: key(1) }]), ORIGIN, { previous: false }).keys.map((k) => k.kid)).toEqual(["did:web:market.example#k1.v2"])
   })
 
   it("is derived from the SECRET_KEYS key: the same key gives the same signer, another key another", () => {
@@ -59,14 +63,19 @@ describe("the marketplace's signing key", () => {
   it("rotates with SECRET_KEYS: the first key signs, every key is published, receipts signed before still verify", async () => {
     const before = signerOf(["k1", 1])
     const after = signerOf(["k2", 2], ["k1", 1])
-    expect(after.keys.map((k) => k.kid)).toEqual(["did:web:market.example#k2", "did:web:market.example#k1"])
+    expect(after.keys.map((k) => k.kid)).toEqual([
+      "did:web:market.example#k2.v2",
+      "did:web:market.example#k1.v2",
+      "did:web:market.example#k2",
+      "did:web:market.example#k1"
+    ])
     const old = signed(before)
     const fresh = signed(after)
-    expect(JSON.parse(Buffer.from(fresh.split(".")[0]!, "base64url").toString())).toEqual({ alg: "EdDSA", kid: "did:web:market.example#k2" })
-    expect(await verifyReceipt(old, { keys: after.keys })).toMatchObject({ valid: true, kid: "did:web:market.example#k1" })
-    expect(await verifyReceipt(fresh, { keys: after.keys })).toMatchObject({ valid: true, kid: "did:web:market.example#k2" })
+    expect(JSON.parse(Buffer.from(fresh.split(".")[0]!, "base64url").toString())).toEqual({ alg: "EdDSA", kid: "did:web:market.example#k2.v2" })
+    expect(await verifyReceipt(old, { keys: after.keys })).toMatchObject({ valid: true, kid: "did:web:market.example#k1.v2" })
+    expect(await verifyReceipt(fresh, { keys: after.keys })).toMatchObject({ valid: true, kid: "did:web:market.example#k2.v2" })
     // A key dropped from SECRET_KEYS is no longer published, and what it signed no longer verifies.
-    expect(await verifyReceipt(old, signerOf(["k2", 2]).keys)).toEqual({ valid: false, reason: "signed by did:web:market.example#k1, which is not among the given keys" })
+    expect(await verifyReceipt(old, signerOf(["k2", 2]).keys)).toEqual({ valid: false, reason: "signed by did:web:market.example#k1.v2, which is not among the given keys" })
   })
 
   it("signs the JCS form of the claims, as x402's own canonicalize writes it; the official verifier accepts it", async () => {
@@ -98,7 +107,7 @@ describe("verifyReceipt", () => {
   }
 
   it("accepts the receipt, as a string (trimmed) or as the extension's object, against a JWK Set or its keys", async () => {
-    const valid = { valid: true, kid: "did:web:market.example#k1", claims: CLAIMS }
+    const valid = { valid: true, kid: "did:web:market.example#k1.v2", claims: CLAIMS, livemode: true }
     expect(await verifyReceipt(jws, signer.keys)).toEqual(valid)
     expect(await verifyReceipt(`${jws}\n`, { keys: signer.keys })).toEqual(valid)
     expect(await verifyReceipt({ format: "jws", signature: jws }, signer.keys, { archive: DIGEST })).toEqual(valid)
@@ -111,11 +120,11 @@ describe("verifyReceipt", () => {
     expect(await refusal(`${b64url({ alg: "none", kid: signer.keys[0]!.kid })}.${payload}.`)).toBe("alg is \"none\", not \"EdDSA\"")
     expect(await refusal(`${b64url({ kid: signer.keys[0]!.kid })}.${payload}.${signature}`)).toBe("alg is undefined, not \"EdDSA\"")
     expect(await refusal(`${b64url({ alg: "EdDSA" })}.${payload}.${signature}`)).toBe("the JWS header names no kid")
-    expect(await refusal(jws, [])).toBe("signed by did:web:market.example#k1, which is not among the given keys")
-    expect(await refusal(jws, [{ ...signer.keys[0]!, kty: "EC" } as any])).toBe("key did:web:market.example#k1 is not an Ed25519 key")
-    expect(await refusal(jws, [{ ...signer.keys[0]!, crv: "X25519" } as any])).toBe("key did:web:market.example#k1 is not an Ed25519 key")
-    expect(await refusal(jws, [{ ...signer.keys[0]!, x: undefined } as any])).toBe("key did:web:market.example#k1 is not an Ed25519 key")
-    expect(await refusal(jws, [{ ...signer.keys[0]!, x: "AAAA" }])).toBe("key did:web:market.example#k1 could not be used to verify (not a valid Ed25519 public key)")
+    expect(await refusal(jws, [])).toBe("signed by did:web:market.example#k1.v2, which is not among the given keys")
+    expect(await refusal(jws, [{ ...signer.keys[0]!, kty: "EC" } as any])).toBe("key did:web:market.example#k1.v2 is not an Ed25519 key")
+    expect(await refusal(jws, [{ ...signer.keys[0]!, crv: "X25519" } as any])).toBe("key did:web:market.example#k1.v2 is not an Ed25519 key")
+    expect(await refusal(jws, [{ ...signer.keys[0]!, x: undefined } as any])).toBe("key did:web:market.example#k1.v2 is not an Ed25519 key")
+    expect(await refusal(jws, [{ ...signer.keys[0]!, x: "AAAA" }])).toBe("key did:web:market.example#k1.v2 could not be used to verify (not a valid Ed25519 public key)")
     expect(await refusal(`${header}.${b64url({ ...CLAIMS, amount: "1" })}.${signature}`)).toBe("the signature does not match: the receipt was altered or not signed by this key")
     expect(await refusal(`${header}.${payload}.${Buffer.from(randomBytes(64)).toString("base64url")}`)).toBe("the signature does not match: the receipt was altered or not signed by this key")
     expect(await refusal(signed(signer, { ...CLAIMS, payer: undefined }))).toBe("the signed payload is not a receipt: payer is missing or not a string")
@@ -146,7 +155,8 @@ describe("the offline command", () => {
     const archive = file("repo.tar.gz", Buffer.from("archive bytes"))
     const ok = await run(receipt, jwks, archive)
     expect(ok.code, ok.stderr).toBe(0)
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, kid: "did:web:market.example#k1", claims: CLAIMS })
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, kid: "did:web:market.example#k1.v2", claims: CLAIMS, livemode: true })
+    expect(ok.stderr).toBe("")
     const other = await run(receipt, jwks, file("other.tar.gz", Buffer.from("archive bytez")))
     expect(other).toMatchObject({ code: 1, stderr: expect.stringContaining("receipt does not verify: the bytes differ from the receipt's archive") })
     const [h, , s] = signed(signer).split(".")

@@ -28,7 +28,9 @@ jq -r '.signatures[0].sig' provenance.json | base64 -d > sig.bin
 kid=$(jq -r '.signatures[0].keyid' provenance.json)
 { printf '302a300506032b6570032100' | xxd -r -p; printf '%s=' "$(jq -r --arg k "$kid" '.keys[] | select(.kid == $k) | .x' jwks.json | tr '_-' '/+')" | base64 -d; } > key.der
 openssl pkey -pubin -inform DER -in key.der -out key.pem
-openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in pae.bin -sigfile sig.bin`
+openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in pae.bin -sigfile sig.bin
+jq -e --arg k "$kid" '.predicate.keyid == $k' statement.json
+jq -r 'if .predicate.livemode == true then "paid purchase" else "test purchase, simulated money" end' statement.json`
 
 const shell = (dir: string, script: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -54,10 +56,17 @@ describe("provenance of a delivered archive", () => {
         const keysAnswer = yield* get(`${yield* origin}/.well-known/jwks.json`)
         const jwks: any = yield* Effect.promise(() => keysAnswer.json())
         const archive = { sha256: sha256(bytes), size: bytes.length }
-        const checked = yield* Effect.promise(() => verifyProvenance(envelope, jwks, { archive }))
+        // A test-twin purchase: refused unless test purchases are accepted, and then said to be one.
+        expect(yield* Effect.promise(() => verifyProvenance(envelope, jwks, { archive }))).toEqual({
+          valid: false,
+          reason: "a test purchase (livemode: false), simulated money: nothing was paid; accepted only when asked (allowTest)"
+        })
+        const checked = yield* Effect.promise(() => verifyProvenance(envelope, jwks, { archive, allowTest: true }))
         expect(checked).toMatchObject({
           valid: true,
           kid: jwks.keys[0].kid,
+          livemode: false,
+          test: "test purchase, simulated money",
           statement: {
             _type: "https://in-toto.io/Statement/v1",
             subject: [{ name: WIDGET_FILENAME, digest: { sha256: archive.sha256 } }],
@@ -67,7 +76,10 @@ describe("provenance of a delivered archive", () => {
               commit: WIDGET_SHA,
               size: archive.size,
               livemode: false,
-              payment: { network: "eip155:84532", payer: buyer.address, amount: "500000", payTo: BASE_WALLET }
+              payment: { network: "eip155:84532", payer: buyer.address, amount: "500000", payTo: BASE_WALLET },
+              // Who signed it, inside what is signed: this deployment's origin and the key.
+              marketplace: "http://repomarket.test",
+              keyid: jwks.keys[0].kid
             }
           }
         })
@@ -78,16 +90,33 @@ describe("provenance of a delivered archive", () => {
         writeFileSync(join(dir, "jwks.json"), JSON.stringify(jwks))
         const verified = yield* Effect.promise(() => shell(dir, OPENSSL_CHECK))
         expect(verified, verified.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining("Signature Verified Successfully") })
+        expect(verified.stdout).toMatch(/true\ntest purchase, simulated money\n$/)
+
+        // The keyid rewritten to another key the JWK Set lists with the same public key: the signature still holds
+        // over the PAE, but the statement names the key that signed it, so neither check accepts it.
+        const alias = { ...jwks.keys[0], kid: "did:web:repomarket.test#alias" }
+        const aliased = { keys: [...jwks.keys, alias] }
+        const rewritten = { ...envelope, signatures: [{ ...envelope.signatures[0], keyid: alias.kid }] }
+        expect(yield* Effect.promise(() => verifyProvenance(rewritten, aliased, { allowTest: true }))).toEqual({
+          valid: false,
+          reason: `the statement names key ${jwks.keys[0].kid}, but its signature is under keyid ${alias.kid}: the envelope's keyid was rewritten`
+        })
+        writeFileSync(join(dir, "provenance.json"), JSON.stringify(rewritten))
+        writeFileSync(join(dir, "jwks.json"), JSON.stringify(aliased))
+        const swapped = yield* Effect.promise(() => shell(dir, OPENSSL_CHECK))
+        expect(swapped.stdout).toContain("Signature Verified Successfully")
+        expect(swapped.code).not.toBe(0)
+        writeFileSync(join(dir, "jwks.json"), JSON.stringify(jwks))
         const statement = Buffer.from(envelope.payload, "base64").toString("utf8")
         const altered = { ...envelope, payload: Buffer.from(statement.replace(archive.sha256, "0".repeat(64)), "utf8").toString("base64") }
         writeFileSync(join(dir, "provenance.json"), JSON.stringify(altered))
         expect((yield* Effect.promise(() => shell(dir, OPENSSL_CHECK))).code).not.toBe(0)
-        expect(yield* Effect.promise(() => verifyProvenance(altered, jwks))).toEqual({
+        expect(yield* Effect.promise(() => verifyProvenance(altered, jwks, { allowTest: true }))).toEqual({
           valid: false,
           reason: "no signature matches: the statement was altered or not signed by these keys"
         })
         // Other bytes than the statement's subject.
-        expect(yield* Effect.promise(() => verifyProvenance(envelope, jwks, { archive: { sha256: sha256(Buffer.from("x")), size: 1 } }))).toMatchObject({ valid: false })
+        expect(yield* Effect.promise(() => verifyProvenance(envelope, jwks, { archive: { sha256: sha256(Buffer.from("x")), size: 1 }, allowTest: true }))).toMatchObject({ valid: false })
 
         // An unknown link is a 404 problem, as for the archive itself.
         const unknown = yield* get(`${link.replace(/\/downloads\/.*/, "/downloads/sale_nope.abc")}/provenance`)

@@ -165,6 +165,7 @@ describe("a purchase delivers the pinned commit, its digest and a signed receipt
         expect(checked).toEqual({
           valid: true,
           kid: jwks.keys[0]!.kid,
+          livemode: true,
           claims: {
             version: 1,
             network: BASE,
@@ -291,7 +292,7 @@ describe("the published keys", () => {
     it.effect("JWKS and the did:web document list the signing key under the DID its kid names", () =>
       Effect.gen(function*() {
         const { keys } = yield* publishedKeys
-        expect(keys).toEqual([{ kty: "OKP", crv: "Ed25519", x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kid: "did:web:repomarket.test#test", alg: "EdDSA", use: "sig" }])
+        expect(keys).toEqual([{ kty: "OKP", crv: "Ed25519", x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kid: "did:web:repomarket.test#test.v2", alg: "EdDSA", use: "sig" }])
         const res = yield* get(`${yield* origin}/.well-known/did.json`)
         expect(res.status).toBe(200)
         const doc = yield* Effect.promise(() => res.json())

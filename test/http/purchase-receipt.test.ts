@@ -1,12 +1,17 @@
 import { expect, layer } from "@effect/vitest"
 import { x402Client } from "@x402/core/client"
 import { ExactEvmScheme } from "@x402/evm/exact/client"
+import { verifyReceiptSignatureJWS } from "@x402/extensions/offer-receipt"
 import { wrapFetchWithPayment } from "@x402/fetch"
-import { Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Either, Layer } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { makeReceiptSigner, ReceiptSignerLive } from "../../adapters/crypto/ReceiptSignerEd25519.js"
+import { parseSecretKeys } from "../../adapters/crypto/SecretKeys.js"
 import { CodeHostMemory, CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
+import { verifyProvenance, verifyReceipt } from "../../index.js"
 import { CodeHost } from "../../ports/CodeHost.js"
-import { BASE_WALLET, DEFAULT_REPOS, PUBLIC_REPO } from "../support/app.js"
+import { PublicOrigin } from "../../ports/PublicOrigin.js"
+import { BASE_URL, BASE_WALLET, DEFAULT_REPOS, PUBLIC_REPO } from "../support/app.js"
 import {
   ClockSkew,
   expectGoods,
@@ -15,6 +20,7 @@ import {
   get,
   local,
   onlySale,
+  origin,
   PurchaseApp,
   REAL_TIME,
   receiptOf,
@@ -108,5 +114,71 @@ layer(ReceiptApp(), REAL_TIME)("forged receipts", (it) => {
         yield* expectProblemResponse(yield* get(base + forged), 404, "not_found")
       }
       yield* expectGoods(yield* get(download))
+    }))
+})
+
+/** The JWK Set the app publishes at /.well-known/jwks.json. */
+const publishedKeys = Effect.flatMap(Effect.flatMap(origin, (o) => get(`${o}/.well-known/jwks.json`)), (res) => Effect.promise(() => res.json() as Promise<{ keys: Array<any> }>))
+
+layer(ReceiptApp(), REAL_TIME)("a test-twin receipt", (it) => {
+  it.effect("does not verify as a paid purchase; accepted when asked, it says it is a test purchase", () =>
+    Effect.gen(function*() {
+      const seller = yield* sell("twin-receipt@example.com", { price_usd: "0.50", wallet_base: BASE_WALLET })
+      const client = new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())))
+      const paid = yield* Effect.promise(() => wrapFetchWithPayment(fetch, client)(seller.test))
+      yield* expectGoods(paid)
+      const receipt = paid.headers.get("x-receipt")!
+      const jwks = yield* publishedKeys
+      expect(yield* Effect.promise(() => verifyReceipt(receipt, jwks))).toEqual({
+        valid: false,
+        reason: "a test purchase (livemode: false), simulated money: nothing was paid; accepted only when asked (allowTest)"
+      })
+      expect(yield* Effect.promise(() => verifyReceipt(receipt, jwks, { allowTest: true }))).toMatchObject({
+        valid: true,
+        livemode: false,
+        test: "test purchase, simulated money",
+        claims: { livemode: false, transaction: expect.stringMatching(/^sim_/) }
+      })
+    }))
+})
+
+/*
+ * Staging and production sharing SECRET_KEYS: this app is "production" (BASE_URL http://repomarket.test) with the
+ * real signer over SECRET_KEYS; "staging" is the same SECRET_KEYS at another BASE_URL.
+ */
+const SECRET_KEYS = `k1:${Buffer.alloc(32, 5).toString("base64")}`
+const ring = Either.getOrThrow(parseSecretKeys(SECRET_KEYS))
+const SignerFromSecretKeys = ReceiptSignerLive.pipe(
+  Layer.provide(Layer.succeed(PublicOrigin, { baseUrl: BASE_URL })),
+  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SECRET_KEYS", SECRET_KEYS]]))))
+)
+const staging = makeReceiptSigner(ring, "https://staging.repomarket.test")
+
+layer(PurchaseApp({}, SignerFromSecretKeys), REAL_TIME)("a deployment's signing key", (it) => {
+  it.effect("is derived from SECRET_KEYS for its BASE_URL: another deployment's receipts and provenance do not verify against it", () =>
+    Effect.gen(function*() {
+      const { download } = yield* buy("deployment@example.com")
+      const jwks = yield* publishedKeys
+      expect(jwks.keys.map((k) => k.kid)).toEqual(["did:web:repomarket.test#k1.v2", "did:web:repomarket.test#k1"])
+      // Another process of the same deployment derives the same keys.
+      expect(jwks.keys).toEqual(makeReceiptSigner(ring, BASE_URL).keys)
+      // Staging signs with another key, though its SECRET_KEYS are the same.
+      expect(jwks.keys.map((k) => k.x)).not.toContain(staging.keys[0]!.x)
+
+      const receipt = (yield* get(download)).headers.get("x-receipt")!
+      expect(yield* Effect.promise(() => verifyReceipt(receipt, jwks, { allowTest: true }))).toMatchObject({ valid: true, kid: "did:web:repomarket.test#k1.v2" })
+      expect(yield* Effect.promise(() => verifyReceipt(receipt, { keys: staging.keys }, { allowTest: true }))).toMatchObject({ valid: false })
+      // x402's own verifier takes the key it is handed: staging's does not verify production's receipt.
+      yield* Effect.promise(() => expect(verifyReceiptSignatureJWS({ format: "jws", signature: receipt }, staging.keys[0] as any)).rejects.toThrow())
+
+      // Production's provenance with its keyid rewritten to each of staging's keys: none verifies there.
+      const served = yield* get(`${download}/provenance`)
+      expect(served.status).toBe(200)
+      const attested: any = yield* Effect.promise(() => served.json())
+      expect(yield* Effect.promise(() => verifyProvenance(attested, jwks, { allowTest: true }))).toMatchObject({ valid: true })
+      for (const key of staging.keys) {
+        const rewritten = { ...attested, signatures: [{ ...attested.signatures[0], keyid: key.kid }] }
+        expect(yield* Effect.promise(() => verifyProvenance(rewritten, { keys: staging.keys }, { allowTest: true })), key.kid).toMatchObject({ valid: false })
+      }
     }))
 })

@@ -123,7 +123,7 @@ describe("within the update window", () => {
 
       // The new receipt verifies with the published key and names the update: same payment, new commit and archive.
       const newReceipt = updated.headers.get("x-receipt")!
-      const checked = yield* Effect.promise(() => verifyReceipt(newReceipt, keys as any))
+      const checked = yield* Effect.promise(() => verifyReceipt(newReceipt, keys as any, { allowTest: true }))
       expect(checked).toMatchObject({
         valid: true,
         claims: {
@@ -137,13 +137,13 @@ describe("within the update window", () => {
       })
       const altered = newReceipt.split(".")
       altered[1] = Buffer.from(JSON.stringify({ ...claimsOf(newReceipt), commit: WIDGET_SHA })).toString("base64url")
-      expect(yield* Effect.promise(() => verifyReceipt(altered.join("."), keys as any))).toMatchObject({ valid: false })
+      expect(yield* Effect.promise(() => verifyReceipt(altered.join("."), keys as any, { allowTest: true }))).toMatchObject({ valid: false })
 
       // Its own link serves the same bytes; its provenance attests the pushed commit.
       expect(sha256(yield* goods(yield* at(link)))).toBe(sha256(updatedBytes))
       const provenance = yield* at(`${link}/provenance`)
       const envelope = yield* Effect.promise(() => provenance.json())
-      const attested = yield* Effect.promise(() => verifyProvenance(envelope, keys as any))
+      const attested = yield* Effect.promise(() => verifyProvenance(envelope, keys as any, { allowTest: true }))
       expect(attested).toMatchObject({ valid: true, statement: { subject: [{ digest: { sha256: sha256(updatedBytes) } }], predicate: { commit: PUSHED_SHA, sale: sale.id } } })
 
       // Asked again (by either link): the same delivery, recorded once; the purchase's link still serves the paid commit.

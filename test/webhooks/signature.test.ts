@@ -56,8 +56,11 @@ describe("sale.settled to a real receiver on loopback", () => {
         })
         expect(Math.abs(body.created - signedAt(header))).toBeLessThanOrEqual(1)
         const keys = (yield* call("GET", "/.well-known/jwks.json")).json
-        expect(yield* Effect.promise(() => verifyReceipt(body.data.receipt, keys))).toMatchObject({
+        // A test sale's receipt: it verifies only as the test purchase it is.
+        expect(yield* Effect.promise(() => verifyReceipt(body.data.receipt, keys))).toMatchObject({ valid: false })
+        expect(yield* Effect.promise(() => verifyReceipt(body.data.receipt, keys, { allowTest: true }))).toMatchObject({
           valid: true,
+          test: "test purchase, simulated money",
           claims: { sale: sale!.id, commit: "0123456789abcdef0123456789abcdef01234567", payer, transaction, amount: "500000", livemode: false, archive: null }
         })
 

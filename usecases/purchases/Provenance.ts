@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { NotFound } from "../../model/Errors.js"
-import { deliveryStatementOf, type DsseEnvelope, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
+import { attestedBy, deliveryStatementOf, type DsseEnvelope, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
 import type { makeUpdates } from "./Updates.js"
@@ -27,7 +27,8 @@ export const makeProvenance = (
       ? null
       : deliveryStatementOf(sale, goods.digest, goods.filename, `${host.ownerUrl(owner)}/${name}`, update ?? undefined)
     if (statement === null) return yield* new NotFound({ detail: NOT_CUT })
-    const payload = new TextEncoder().encode(JSON.stringify(statement))
+    // The statement names its signer (this origin and the key), so the envelope's unsigned keyid cannot be swapped.
+    const payload = new TextEncoder().encode(JSON.stringify(attestedBy(statement, { marketplace: signer.origin, keyid: signer.kid })))
     const { kid, signature } = yield* signer.signBytes(pae(IN_TOTO_PAYLOAD_TYPE, payload))
     return { payloadType: IN_TOTO_PAYLOAD_TYPE, payload: toBase64(payload), signatures: [{ keyid: kid, sig: toBase64(signature) }] } satisfies DsseEnvelope
   })
