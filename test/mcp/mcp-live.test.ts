@@ -106,7 +106,7 @@ describe("buy_repo with real money (loopback facilitator)", () => {
 
 describe("buy_repo with real money: settlement outcomes as over HTTP", () => {
   layer(LiveApp(), REAL_TIME)((it) => {
-    it.effect("settle refused: payment-required naming the reason with x402/payment-response success:false, the sale failed, no goods; again, no second settle", () =>
+    it.effect("settle refused: payment-required naming the reason (in words too) with x402/payment-response success:false, no goods, the sale pending with the refusal noted (its authorization may still move); again, no second settle", () =>
       Effect.gen(function*() {
         const seller = yield* sell("mcp-settle-failed@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
         const buyer = privateKeyToAccount(generatePrivateKey())
@@ -116,7 +116,8 @@ describe("buy_repo with real money: settlement outcomes as over HTTP", () => {
         expect(paid.structuredContent["x402/payment-response"]).toEqual({ success: false, transaction: "", network: BASE, payer: buyer.address, errorReason: "insufficient_funds" })
         expect(embeddedArchive(paid)).toBeUndefined()
         expect(JSON.stringify(paid)).not.toContain(`${BASE_URL}/downloads/`)
-        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "failed", failureReason: "insufficient_funds" })
+        expect(JSON.stringify(paid)).toContain("does not hold enough USDC")
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "pending", failureReason: "insufficient_funds" })
 
         const again = yield* callTool("buy_repo", { checkout_url: seller.listing.checkout_url }, { "x402/payment": payment })
         expect(again.structuredContent["x402/payment-response"]).toMatchObject({ success: false, errorReason: "insufficient_funds" })
@@ -140,6 +141,20 @@ describe("buy_repo with real money: settlement outcomes as over HTTP", () => {
         expect(paid.structuredContent.detail).toMatch(/may have been charged/)
         expect(embeddedArchive(paid)).toBeUndefined()
         expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "pending", transaction: null })
+      }))
+  })
+
+  layer(LiveApp(), REAL_TIME)((it) => {
+    it.effect("settlement_pending with the broadcast transaction (issue 39): 503 settlement_pending as over HTTP, never 'failed'; the sale stays pending", () =>
+      Effect.gen(function*() {
+        const seller = yield* sell("mcp-settle-broadcast@example.com", { price_usd: "0.75", wallet_base: BASE_WALLET })
+        const buyer = privateKeyToAccount(generatePrivateKey())
+        facilitatorAnswers(buyer.address, () => HttpResponse.json({ success: false, errorReason: "settlement_pending", transaction: TX, network: BASE, payer: buyer.address }))
+        const { paid } = yield* payThroughMcp(seller.listing.checkout_url, buyer)
+        expect(paid).toMatchObject({ isError: true, structuredContent: { status: 503, code: "settlement_pending" } })
+        expect(paid.structuredContent.retry_after_seconds).toBeGreaterThan(0)
+        expect(embeddedArchive(paid)).toBeUndefined()
+        expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "pending", failureReason: null })
       }))
   })
 })
