@@ -31,6 +31,7 @@ import { AccountHandlers, KeysHandlers } from "./handlers/AccountHandlers.js"
 import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { ListingCreateHandlers, ListingsHandlers } from "./handlers/ListingHandlers.js"
 import { CatalogHandlers } from "./handlers/CatalogHandlers.js"
+import { CatalogGateLive } from "./handlers/CatalogLimits.js"
 import { CheckoutHandlers } from "./handlers/CheckoutHandlers.js"
 import { PagesHandlers } from "./handlers/PageHandlers.js"
 import { SalesHandlers } from "./handlers/SalesHandlers.js"
@@ -79,6 +80,8 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
 export const AppLive = Layer.mergeAll(RoutesLive, PageRoutesLive, DocsRoutesLive, McpRoutesLive, WellKnownKeysLive, ProvenanceRoutesLive).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provide(PageSessions.Default),
+  // One catalog gate for the process: the HTTP catalog and the MCP search share its slots.
+  Layer.provide(CatalogGateLive),
   // Writes through the use cases forget the front door's remembered answers (where there is a front door).
   Layer.provide(UseCasesLive.pipe(Layer.provide(InvalidatingStorage)))
 )

@@ -10,7 +10,7 @@ import { catalogPageHtml, homePageHtml } from "../pages/CatalogPages.js"
 import { problemOf, problemPage } from "../pages/ErrorPage.js"
 import { html } from "../pages/Html.js"
 import { prefersHtml } from "../pages/Negotiation.js"
-import { catalogLimitsConfig, makeCatalogGate, publicSearchCost } from "./CatalogLimits.js"
+import { CatalogGate, publicSearchCost } from "./CatalogLimits.js"
 import { publicPageCharge } from "./PageHandlers.js"
 import { storageAsDefect } from "../Unavailable.js"
 
@@ -37,10 +37,11 @@ export const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =
     const catalog = yield* storageAsDefect(Catalog)
     const { baseUrl } = yield* PublicOrigin
     // The same budget as the /r/ pages: one client address, one count of public pages a minute, of which a
-    // text search spends several (CatalogLimits.ts); the database's share for catalog reads is capped too.
+    // text search spends several (CatalogLimits.ts); the database's share for catalog reads is capped too, by
+    // the process's one gate (the MCP search waits for the same slots).
     const charge = yield* publicPageCharge
     const searchCost = yield* publicSearchCost
-    const gate = yield* Effect.flatMap(catalogLimitsConfig, makeCatalogGate)
+    const gate = yield* CatalogGate
     const countPage = charge(1)
     const hasText = (q: string | undefined) => q !== undefined && q.trim() !== ""
     const wantsHtml = Effect.map(HttpServerRequest.HttpServerRequest, (req) => prefersHtml(req.headers["accept"]))

@@ -1,4 +1,4 @@
-import { Config, Deferred, Effect, FiberId } from "effect"
+import { Config, type ConfigError, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
 import { SearchUnavailable } from "../../model/Errors.js"
 
 /*
@@ -9,6 +9,8 @@ import { SearchUnavailable } from "../../model/Errors.js"
  *   `CATALOG_QUEUE_MS` for a slot, first come first served, then answers 503 `search_busy` with Retry-After.
  *   So searches hold at most that many of the pool's connections and cannot starve purchases and writes;
  *   each statement of a search is also bounded by `CATALOG_STATEMENT_TIMEOUT_MS` (the SQL catalog).
+ *   The gate is one per process (`CatalogGate`, built once by `AppLive`): the HTTP catalog, the home page and
+ *   the MCP `search_listings` tool all wait for the same slots, so no door adds its own share.
  */
 
 const whole = (name: string, fallback: number, min: number, max: number, what: string) =>
@@ -110,3 +112,24 @@ export const makeCatalogGate = (limits: CatalogLimits) =>
       state: Effect.sync(() => ({ used, waiting: queue.filter((w) => w.state === "waiting").length }))
     } as const
   })
+
+/** A catalog gate, as `makeCatalogGate` builds it. */
+export type CatalogGateShape = Effect.Effect.Success<ReturnType<typeof makeCatalogGate>>
+
+/**
+ * The process's one catalog gate, shared by every door that reads the catalog for the public (the HTTP catalog
+ * and home page, the MCP search). `AppLive` provides it once (`CatalogGateLive`).
+ */
+export class CatalogGate extends Context.Tag("repomarket/CatalogGate")<CatalogGate, CatalogGateShape>() {}
+
+/** The gate, from `CATALOG_CONCURRENCY` and `CATALOG_QUEUE_MS`. */
+export const CatalogGateLive = Layer.effect(CatalogGate, Effect.flatMap(catalogLimitsConfig, makeCatalogGate))
+
+/**
+ * The process's gate where there is one (the HTTP app's), else one made from the settings: a process that
+ * serves only MCP over stdio has no other door to share with.
+ */
+export const catalogGate: Effect.Effect<CatalogGateShape, ConfigError.ConfigError> = Effect.flatMap(
+  Effect.serviceOption(CatalogGate),
+  Option.match({ onSome: Effect.succeed, onNone: () => Effect.flatMap(catalogLimitsConfig, makeCatalogGate) })
+)

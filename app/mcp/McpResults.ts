@@ -1,4 +1,4 @@
-import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { Cause, Chunk, Effect, Either, Option, Stream } from "effect"
 import type * as E from "../../model/Errors.js"
 import { GoodsUnavailable } from "../../model/Errors.js"
 import { type CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
@@ -7,7 +7,10 @@ import { receiptExtension } from "../../codec/OfferReceipt.js"
 import { GOODS_MIME_TYPE, paymentResponseHeader } from "../../codec/Wire.js"
 import { checkoutProblem, GOODS_RETRY_AFTER_SECONDS, isCheckoutFailure } from "../handlers/Offer402.js"
 import { type PageError, problemOf as pageProblemOf } from "../pages/ErrorPage.js"
+import { problemBody } from "../Problem.js"
 import type * as P from "../Problem.js"
+import { databaseUnavailableProblem, isDatabaseUnavailable } from "../Unavailable.js"
+import type { RepoPage } from "../Schemas.js"
 import { MAX_EMBEDDED_BYTES, PAYMENT_RESPONSE_META } from "./McpToolList.js"
 
 /**
@@ -53,11 +56,84 @@ export const problemResult = (problem: P.ProblemJson, extra: Record<string, unkn
   structuredContent: { ...problem, ...extra }
 })
 
+/**
+ * A tool call that died, answered as the HTTP guard answers a request that did (`app/Guard.ts`), as a tool
+ * error rather than a JSON-RPC -32603: the database not answering in time is 503 `database_unavailable` with
+ * `retry_after_seconds` (HTTP's Retry-After), anything else 500 `internal_error`. Logged as the guard logs it.
+ */
+export const diedResult = (cause: Cause.Cause<unknown>): Effect.Effect<ToolResult> =>
+  isDatabaseUnavailable(cause)
+    ? Effect.as(Effect.logWarning("MCP tool call: the database did not answer in time: 503"), problemResult(databaseUnavailableProblem()))
+    : Effect.as(
+      Effect.logError("MCP tool call failed", Cause.pretty(cause)),
+      problemResult(problemBody(500, "internal_error", "Internal error", "Something went wrong on our side; nothing was changed by this request."))
+    )
+
 /** A successful answer: the data as structured content and as JSON text. */
 export const dataResult = (data: Record<string, unknown>): ToolResult => ({
   content: [{ type: "text", text: JSON.stringify(data) }],
   structuredContent: data
 })
+
+/** The most of a README's Markdown a `get_repo` result carries; the repo page has the whole of it. */
+export const README_PREVIEW_BYTES = 16 * 1024
+
+/** The most of a file tree (as JSON) a `get_repo` result carries; the repo page has the whole of it. */
+export const TREE_PREVIEW_BYTES = 32 * 1024
+
+/** The first `max` bytes of `text` as UTF-8, never cutting a character. */
+const clipUtf8 = (text: string, max: number): string => {
+  if (Buffer.byteLength(text, "utf8") <= max) return text
+  const head = text.slice(0, max)
+  const bytes = Buffer.from(/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head, "utf8").subarray(0, max)
+  return new TextDecoder().decode(bytes).replace(/\uFFFD+$/, "")
+}
+
+type RepoPageJson = typeof RepoPage.Type
+
+/**
+ * `get_repo`'s result: the repo page's JSON once, as `structuredContent`, with a preview of what can be large
+ * (the README's Markdown up to `README_PREVIEW_BYTES`, without its HTML rendering; the tree's first entries up to
+ * `TREE_PREVIEW_BYTES`, `truncated` when any were left out), and as content a short summary and a
+ * `resource_link` to the whole page (`page_url`, the same JSON with `Accept: application/json`).
+ */
+export const repoResult = (page: RepoPageJson, baseUrl: string): ToolResult => {
+  const pageUrl = baseUrl + page.page
+  const readme = page.readme === null ? null : (() => {
+    const markdown = clipUtf8(page.readme.markdown, README_PREVIEW_BYTES)
+    return { path: page.readme.path, markdown, truncated: markdown.length < page.readme.markdown.length }
+  })()
+  const tree = page.tree === null ? null : (() => {
+    const entries: Array<NonNullable<RepoPageJson["tree"]>["entries"][number]> = []
+    let size = 0
+    for (const entry of page.tree.entries) {
+      size += Buffer.byteLength(JSON.stringify(entry), "utf8") + 1
+      if (size > TREE_PREVIEW_BYTES) break
+      entries.push(entry)
+    }
+    return { entries, truncated: page.tree.truncated || entries.length < page.tree.entries.length }
+  })()
+  const data = { ...page, page_url: pageUrl, readme, tree }
+  const price = page.price_usd === null ? "not priced" : `${page.price_usd} USD in USDC on ${page.chains.join(" or ")}`
+  const cut = (readme?.truncated ?? false) || (tree?.truncated ?? false)
+  const summary = `${page.repo}: ${price}${page.commit === null ? "" : `, commit ${page.commit}`}${page.selling ? "" : ` (not for sale: ${page.note})`}. ` +
+    `The page's data is the structured content${cut ? `, with a preview of the ${[readme?.truncated ? "README" : "", tree?.truncated ? "file tree" : ""].filter((w) => w !== "").join(" and ")}` : ""}; ` +
+    `the whole page is ${pageUrl} (JSON with Accept: application/json; it counts as a page view). ` +
+    (page.selling ? `Buy with buy_repo and checkout_url ${page.checkout_url} (test_checkout_url ${page.test_checkout_url} rehearses with simulated money).` : "")
+  return {
+    content: [
+      { type: "text", text: summary },
+      {
+        type: "resource_link",
+        uri: pageUrl,
+        name: `${page.repo} repo page`,
+        mimeType: "application/json",
+        description: `The whole repo page of ${page.repo}: README (Markdown and HTML) and file tree. GET with Accept: application/json.`
+      }
+    ],
+    structuredContent: data
+  }
+}
 
 /**
  * The x402 settlement object, exactly as the HTTP answer's `PAYMENT-RESPONSE` header carries it (v2): with the

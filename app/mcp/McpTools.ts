@@ -1,5 +1,5 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { Effect, Either, type Scope } from "effect"
+import { Cause, Effect, Either, type Scope } from "effect"
 import { InvalidInput } from "../../model/Errors.js"
 import { type CheckoutId } from "../../model/Ids.js"
 import { Catalog } from "../../usecases/Catalog.js"
@@ -8,14 +8,14 @@ import { Redownloads } from "../../usecases/Redownloads.js"
 import { Storefront } from "../../usecases/Storefront.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { catalogPageView } from "../CatalogViews.js"
-import { catalogLimitsConfig, makeCatalogGate, publicSearchCost } from "../handlers/CatalogLimits.js"
+import { catalogGate, publicSearchCost } from "../handlers/CatalogLimits.js"
 import { clientAddress } from "../handlers/ClientAddress.js"
 import { failedSettlement } from "../handlers/Offer402.js"
 import { publicPageCharge } from "../handlers/PageHandlers.js"
 import { repoPageView } from "../Views.js"
 import { BuyArgs, decodeArgs, GetRepoArgs, RedownloadArgs, SearchArgs } from "./McpToolList.js"
 import { makeOffer, paymentOf } from "./McpPayment.js"
-import { dataResult, goodsResult, problemOf, problemResult, type ToolError, type ToolResult } from "./McpResults.js"
+import { dataResult, diedResult, goodsResult, problemOf, problemResult, repoResult, type ToolError, type ToolResult } from "./McpResults.js"
 import { storageAsDefect } from "../Unavailable.js"
 
 /** What a tool call runs in: the request it came with (for the client's address), and a scope for downloads. */
@@ -54,9 +54,10 @@ const fromEither = <A, E>(either: Either.Either<A, E>): Effect.Effect<A, E> =>
   Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
 
 /**
- * The MCP tools over the same use cases as the HTTP API, with the same limits: searches and previews count
- * against the client address's public-page budget (a text search as several), searches pass a catalog gate
- * configured as the HTTP one, purchases go through `Purchases.pay` (its attempt limit, replay and
+ * The MCP tools over the same use cases as the HTTP API, with the same limits, counted as each call runs:
+ * searches and previews count against the client address's public-page budget (the same limiter key as the
+ * HTTP pages and catalog; a text search as several), searches wait for the process's one catalog gate (the
+ * HTTP catalog's), purchases go through `Purchases.pay` (its attempt limit, replay and
  * payment-identifier rules, local signature checks, settlement outcomes), re-downloads through `Redownloads`
  * (its per-receipt and per-client limits).
  */
@@ -68,7 +69,8 @@ export const makeMcpTools = Effect.gen(function*() {
   const { baseUrl } = yield* PublicOrigin
   const charge = yield* publicPageCharge
   const searchCost = yield* publicSearchCost
-  const gate = yield* Effect.flatMap(catalogLimitsConfig, makeCatalogGate)
+  // The process's one catalog gate, the HTTP catalog's (CatalogLimits.ts).
+  const gate = yield* catalogGate
   const offer = makeOffer(purchases, redownloads)
 
   const search = (args: unknown) =>
@@ -92,7 +94,7 @@ export const makeMcpTools = Effect.gen(function*() {
         return yield* InvalidInput.forField("repo", "must be owner/name, e.g. octo-org/widget")
       }
       yield* charge(1)
-      return dataResult(repoPageView(yield* storefront.repoPage(owner, name), baseUrl))
+      return repoResult(repoPageView(yield* storefront.repoPage(owner, name), baseUrl), baseUrl)
     })
 
   const buy = (args: unknown, meta: Readonly<Record<string, unknown>> | undefined) =>
@@ -143,7 +145,12 @@ export const makeMcpTools = Effect.gen(function*() {
       : name === "buy_repo" ? buy(args, meta)
       : name === "redownload" ? redownload(args)
       : unknownTool(name)
-    return run.pipe(Effect.catchAll((e) => Effect.succeed(problemResult(problemOf(e)))))
+    return run.pipe(
+      Effect.catchAll((e) => Effect.succeed(problemResult(problemOf(e)))),
+      // A storage failure (carried as a defect, see Unavailable.ts) or any other: the HTTP answer's problem.
+      // An interrupted call (the client went away) stays interrupted.
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : diedResult(cause))
+    )
   }
 
   return { call } satisfies McpTools
