@@ -123,7 +123,7 @@ export class SaleLedger extends Context.Tag("repomarket/SaleLedger")<SaleLedger,
    * Records the archive a receipt delivered (the sale's own, or an update delivery's when `deliveryId` is given),
    * once its digest is known as its goods go out: what that receipt's provenance attests, read back without
    * downloading anything. The first record of a receipt stays: true when this call recorded it, false when one
-   * was recorded already (left as it was). The sale (and the delivery) must be on the ledger.
+   * was recorded already (left as it was). Only a receipt on the ledger is recorded: its sale (and delivery) first.
    */
   readonly recordDigest: (archive: DeliveredArchive) => Effect.Effect<boolean, StorageError>
   /** The archive recorded for a receipt: by the sale's id (its own commit) or an update delivery's id. */

@@ -9,7 +9,7 @@ import { makePay } from "./purchases/Pay.js"
 import { makeProvenance } from "./purchases/Provenance.js"
 import { makeQuoting } from "./purchases/Quote.js"
 import { makeRecovery } from "./purchases/Recovery.js"
-import { makeUpdates } from "./purchases/Updates.js"
+import { makeUpdates, type Receipted } from "./purchases/Updates.js"
 import { now } from "../model/rules/Tokens.js"
 
 export type { Goods, Quote } from "./purchases/Types.js"
@@ -31,14 +31,19 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
     const recovery = makeRecovery(deps, goods, updates)
     const pay = makePay(deps, quoting, goods, recovery)
     const goodsOf = goods.goodsOf
-    const provenance = makeProvenance(deps, goods, updates)
+    const provenance = makeProvenance(deps, updates)
 
     /**
      * `GET /downloads/<token>`: the same commit again, for 7 days after settlement (an update delivery's token:
-     * that update's commit, for 7 days after it was delivered).
+     * that update's commit, for 7 days after it was delivered). `admit` (the re-download limits) runs once the
+     * link is known to be good and before the goods are made, so a refused request asks nothing of the code host.
      */
-    const download = Effect.fn("Purchases.download")(function*(token: string) {
-      const { sale, update } = yield* updates.receipted(token)
+    const download = Effect.fn("Purchases.download")(function*<E = never, R = never>(
+      token: string,
+      admit: (receipted: Receipted) => Effect.Effect<void, E, R> = () => Effect.void
+    ) {
+      const receipted = yield* updates.receipted(token)
+      const { sale, update } = receipted
       if (receiptExpired(update?.deliveredAt ?? sale.settledAt!, yield* now)) {
         const [owner, name] = sale.repo.split("/") as [string, string]
         const detail = update === null
@@ -46,6 +51,7 @@ export class Purchases extends Effect.Service<Purchases>()("repomarket/Purchases
           : "This update's download link has expired (an update's link lasts 7 days after it was delivered); ask for the latest commit again with the purchase's receipt link + /latest while its update window is open."
         return yield* new ReceiptExpired({ page: deps.pageOf({ owner, name }), detail })
       }
+      yield* admit(receipted)
       return yield* goodsOf(sale, goods.settlementOf(sale), undefined, undefined, update ?? undefined)
     })
 

@@ -15,7 +15,8 @@ import { SecretBox } from "../ports/SecretBox.js"
 import { SingleUse } from "../ports/SingleUse.js"
 import type { SiwxChallenge } from "../model/Payment.js"
 import { WalletProof } from "../ports/WalletProof.js"
-import { type Goods, Purchases } from "./Purchases.js"
+import { Purchases } from "./Purchases.js"
+import { spendRedownload } from "./purchases/ReceiptBudgets.js"
 
 /** The header a wallet's proof arrives in (x402 Sign-In-With-X). */
 export const SIWX_HEADER = "SIGN-IN-WITH-X"
@@ -25,28 +26,18 @@ export type { SiwxChallenge } from "../model/Payment.js"
 /** What a returning wallet is asked to sign. */
 export const SIWX_STATEMENT = "Sign in to re-download what this wallet bought"
 
-/**
- * Re-downloads of one sale's goods (by its receipt link or by its paying wallet) an hour. A buyer needs one
- * download and a few more for a broken one or a second machine; ten leaves room for that and for a script that
- * retries, while one receipt shared around cannot become a free mirror (archives are kept on the server, so
- * this protects its bandwidth more than the code host's quota).
- */
-export const REDOWNLOADS_PER_RECEIPT_PER_HOUR = 10
-
-/**
- * Re-downloads one client address may make an hour, over all its receipts: three receipts' worth at the
- * per-receipt limit, so a buyer of several listings (or a small office behind one address) is not held up, and
- * an address holding many receipts cannot turn them into a stream of downloads.
- */
-export const REDOWNLOADS_PER_CLIENT_PER_HOUR = 30
+export {
+  PROVENANCE_PER_CLIENT_PER_HOUR,
+  PROVENANCE_PER_RECEIPT_PER_HOUR,
+  REDOWNLOADS_PER_CLIENT_PER_HOUR,
+  REDOWNLOADS_PER_RECEIPT_PER_HOUR
+} from "./purchases/ReceiptBudgets.js"
 
 /** Downloads of one sale's goods running at once: a retry beside a stalled one, not a parallel mirror. */
 export const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2
 
 /** What a re-download refused for running beside others asks the client to wait (seconds). */
 export const CONCURRENT_RETRY_AFTER_SECONDS = 15
-
-const HOUR_MS = 60 * 60 * 1000
 
 /**
  * Re-download with the paying wallet (DECISIONS.md, Checkout: the buyer recovers with what only the buyer
@@ -71,13 +62,11 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
     const running = new Map<string, number>()
 
     /**
-     * Admits one re-download of a settled sale's goods for `client`: a slot among the sale's concurrent
-     * downloads, held until the caller's scope closes (for HTTP: until the response has been sent), then the
-     * receipt's and the client's hourly budgets, in that order. Refusals are 429 with Retry-After. The purchase itself (and
-     * the buyer's payment-identifier retry, limited with payment attempts) never comes here.
+     * A slot among sale `id`'s concurrent downloads, held until the caller's scope closes (for HTTP: until the
+     * response has been sent); refused (429 with Retry-After) when all are taken.
      */
-    const admitSale = Effect.fn("Redownloads.admit")(function*(id: SaleId, client: string) {
-      yield* Effect.acquireRelease(
+    const slot = (id: SaleId) =>
+      Effect.acquireRelease(
         Effect.suspend(() => {
           const now = running.get(id) ?? 0
           if (now >= CONCURRENT_DOWNLOADS_PER_RECEIPT) {
@@ -96,30 +85,29 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
             else running.set(id, left)
           })
       )
-      // The receipt's budget first: a link requested past its own limit is refused before it costs the client
-      // anything, so hammering one receipt does not lock its client out of its other purchases for the hour.
-      // (A refusal by the client's budget has then spent one of the receipt's: only for a client already at
-      // its limit.)
-      yield* limiter.consume(`redownload:sale:${id}`, REDOWNLOADS_PER_RECEIPT_PER_HOUR, HOUR_MS).pipe(
-        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `This purchase was downloaded ${REDOWNLOADS_PER_RECEIPT_PER_HOUR} times in the last hour; try again later.` }))
-      )
-      yield* limiter.consume(`redownload:client:${client}`, REDOWNLOADS_PER_CLIENT_PER_HOUR, HOUR_MS).pipe(
-        Effect.mapError((e) => new RateLimited({ retryAfterSeconds: e.retryAfterSeconds, detail: `Too many re-downloads from this address (${REDOWNLOADS_PER_CLIENT_PER_HOUR} an hour); try again later.` }))
-      )
-    })
 
-    /** `admitSale` for goods already made: answers them once admitted. */
-    const admit = (goods: Goods, client: string) => Effect.as(admitSale(goods.sale.id, client), goods)
+    /**
+     * Admits one re-download of a settled sale's goods for `client`, before its goods are made (so before the
+     * code host is asked): a slot among the sale's concurrent downloads, then the receipt's and the client's
+     * hourly budgets, in that order (`spendRedownload`). Refusals are 429 with Retry-After and cost no code-host
+     * call. The purchase itself never comes here; the buyer's payment-identifier retry asking for updates is
+     * counted against the sale's budget by `Purchases.deliverLatest`.
+     */
+    const admitSale = Effect.fn("Redownloads.admit")(function*(id: SaleId, client: string) {
+      yield* slot(id)
+      yield* spendRedownload(limiter, id, client)
+    })
 
     /**
      * The listing's current commit for a settled sale (an update within its window, or its own commit when the
      * head has not moved): refused with the reason before any budget is spent or the code host is asked, then
-     * admitted as a re-download of the sale (updates share its budgets), then delivered.
+     * given a download slot and counted as a re-download of the sale (updates share its budgets; the count is
+     * `deliverLatest`'s, before it asks the code host), then delivered.
      */
     const latestOf = Effect.fn("Redownloads.latest")(function*(sale: Sale, client: string) {
       const listing = yield* purchases.updateEligible(sale)
-      yield* admitSale(sale.id, client)
-      return yield* purchases.deliverLatest(sale, listing)
+      yield* slot(sale.id)
+      return yield* purchases.deliverLatest(sale, listing, client)
     })
 
     /** `GET /downloads/<token>/latest`: by any receipt link of the sale (the purchase's or an update's). */
@@ -127,9 +115,9 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
       return yield* latestOf((yield* purchases.receipted(token)).sale, client)
     })
 
-    /** `GET /downloads/<token>`: the receipt's goods again, within the re-download limits. */
+    /** `GET /downloads/<token>`: the receipt's goods again, within the re-download limits (admitted before they are made). */
     const byReceipt = Effect.fn("Redownloads.byReceipt")(function*(token: string, client: string) {
-      return yield* admit(yield* purchases.download(token), client)
+      return yield* purchases.download(token, ({ sale }) => admitSale(sale.id, client))
     })
 
     const terms = (checkout: Checkout, livemode: boolean) => ({
@@ -202,10 +190,10 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
       }
       const s = sale.value
       if (latest) return yield* latestOf(s, client)
-      const goods = yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
-      return yield* admit(goods, client)
+      yield* admitSale(s.id, client)
+      return yield* purchases.goods(s, { success: true, transaction: s.transaction, network: s.network, payer: s.payer, errorReason: null })
     })
 
-    return { challenge, challengeFor, redeem, byReceipt, latestByReceipt, admit } as const
+    return { challenge, challengeFor, redeem, byReceipt, latestByReceipt } as const
   })
 }) {}

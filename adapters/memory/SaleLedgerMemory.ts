@@ -21,8 +21,8 @@ export const SaleLedgerMemory = Layer.effect(SaleLedger, Effect.gen(function*() 
   return {
     recordDigest: ({ deliveryId, digest, saleId }) =>
       Effect.sync(() => {
-        if (!sales.has(saleId)) throw new Error(`recordDigest: no sale ${saleId}`)
-        if (deliveryId !== null && deliveries.get(deliveryId)?.saleId !== saleId) throw new Error(`recordDigest: no delivery ${deliveryId} of sale ${saleId}`)
+        // Only a receipt on the ledger (a database refuses the row by its foreign keys).
+        if (!sales.has(saleId) || (deliveryId !== null && deliveries.get(deliveryId)?.saleId !== saleId)) return false
         const receipt = deliveryId ?? saleId
         if (archives.has(receipt)) return false
         archives.set(receipt, { sha256: digest.sha256, size: digest.size })

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Purchases } from "../../usecases/Purchases.js"
+import { clientAddress } from "../handlers/ClientAddress.js"
 import { problemResponse } from "../Guard.js"
 import * as P from "../Problem.js"
 import { storageAsDefect } from "../Unavailable.js"
@@ -10,7 +11,9 @@ export const DSSE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json"
 
 /**
  * `GET /downloads/<token>/provenance`: the signed provenance (in-toto Statement v1 in a DSSE envelope) of the
- * archive a receipt link delivers; 404 problem+json for an unknown link or an archive not cut yet.
+ * archive a receipt link delivers, as the ledger recorded it (nothing is downloaded); 404 problem+json for an
+ * unknown link or an archive not recorded yet; 429 with Retry-After past the sale's or the client's provenance
+ * budget (see `spendProvenance`).
  */
 export const ProvenanceRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -19,9 +22,13 @@ export const ProvenanceRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/downloads/:token/provenance",
       Effect.gen(function*() {
         const { token } = yield* HttpRouter.params
-        return yield* purchases.provenance(token ?? "").pipe(
+        return yield* purchases.provenance(token ?? "", yield* clientAddress).pipe(
           Effect.map((envelope) => HttpServerResponse.unsafeJson(envelope, { contentType: DSSE_MEDIA_TYPE, headers: { "cache-control": "private, no-store" } })),
-          Effect.catchTag("NotFound", (e) => Effect.succeed(problemResponse(Schema.encodeSync(P.NotFound)(e), { "cache-control": "no-store" })))
+          Effect.catchTags({
+            NotFound: (e) => Effect.succeed(problemResponse(Schema.encodeSync(P.NotFound)(e), { "cache-control": "no-store" })),
+            RateLimited: (e) =>
+              Effect.succeed(problemResponse(Schema.encodeSync(P.RateLimited)(e), { "cache-control": "no-store", "retry-after": String(e.retryAfterSeconds) }))
+          })
         )
       })
     )

@@ -427,7 +427,7 @@ describe("an update's test goods and provenance", () => {
       yield* push(NEW_SHA)
       yield* TestClock.adjust(60_000)
       const goods = yield* deliverLatest(sale, listing)
-      const envelope = yield* Effect.flatMap(Purchases, (p) => p.provenance(tokenOf(goods.receipt)))
+      const envelope = yield* Effect.flatMap(Purchases, (p) => p.provenance(tokenOf(goods.receipt), CLIENT))
       const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"))
       expect(statement.subject).toStrictEqual([{ name: goods.filename, digest: { sha256: goods.digest!.sha256 } }])
       expect(statement.predicate).toMatchObject({

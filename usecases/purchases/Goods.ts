@@ -23,7 +23,13 @@ const joined = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
   return bytes
 }
 
-export const makeGoods = ({ baseUrl, box, cuts, host, packager, signer, store, tokens }: PurchaseDeps) => {
+/** The download's file name of a sale's goods (or of its update delivery `update`): `<owner>-<repo>-<sha7>.tar.gz`. */
+export const filenameOf = (sale: Sale, update?: Delivery | null): string => {
+  const [owner, name] = sale.repo.split("/") as [string, string]
+  return `${owner}-${name}-${(update?.commitSha ?? sale.commitSha ?? "unknown").slice(0, 7)}.tar.gz`
+}
+
+export const makeGoods = ({ baseUrl, box, cuts, host, ledger, packager, signer, store, tokens }: PurchaseDeps) => {
   const deliveryOf = makeSaleDelivery(host, signer, baseUrl)
   /**
    * The bytes a settled sale buys: the pinned commit's archive, or for the test twin a manifest and a note.
@@ -43,7 +49,7 @@ export const makeGoods = ({ baseUrl, box, cuts, host, packager, signer, store, t
     // What is cut: the sale's commit, or the update's (the test twin's manifest names the commit it is of).
     const cut = update === undefined ? sale : new Sale({ ...sale, commitSha: update.commitSha })
     const sha = cut.commitSha ?? "unknown"
-    const filename = `${owner}-${name}-${sha.slice(0, 7)}.tar.gz`
+    const filename = filenameOf(sale, update)
     const receipt = `${baseUrl}/downloads/${receiptToken(update?.id ?? sale.id, box.mac)}`
     const token = listing === null ? Option.none() : heldToken !== undefined ? heldToken : yield* tokens.tokenOf(listing)
     const ref = listing?.repo ?? new RepoRef({ owner, name })
@@ -70,6 +76,14 @@ export const makeGoods = ({ baseUrl, box, cuts, host, packager, signer, store, t
           onRight: (bytes) => ({ body: wholeArchive(bytes), digest: signer.digest(bytes) })
         }
       )
+    // What this receipt delivers, on the ledger once its digest is known: its provenance is read from there, never
+    // by downloading. A ledger that cannot take it now does not hold back goods already paid for: the next
+    // download records it.
+    if (digest !== null) {
+      yield* ledger.recordDigest({ saleId: sale.id, deliveryId: update?.id ?? null, digest }).pipe(
+        Effect.catchTag("StorageError", () => Effect.logWarning(`The archive delivered for sale ${sale.id} could not be recorded now; its provenance waits for the next download`))
+      )
+    }
     const signedReceipt = (yield* deliveryOf(sale, { archive: digest, update })).receipt
     return { sale, settlement, filename, body, receipt, digest, signedReceipt, update: update ?? null } satisfies Goods
   })

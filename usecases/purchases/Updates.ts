@@ -11,6 +11,7 @@ import { SecretBox } from "../../ports/SecretBox.js"
 import { cannotDeliver } from "../HostErrors.js"
 import type { PurchaseDeps } from "./Deps.js"
 import type { makeGoods } from "./Goods.js"
+import { spendRedownload } from "./ReceiptBudgets.js"
 
 /** What a receipt token names: a settled sale, and the update delivery when the token is an update's own. */
 export interface Receipted {
@@ -27,7 +28,7 @@ export interface Receipted {
  * down, the request is refused with the reason, and the purchased commit stays the buyer's by its receipt link.
  */
 export const makeUpdates = (
-  { baseUrl, box, host, ledger, store, tokens }: PurchaseDeps,
+  { baseUrl, box, host, ledger, limiter, store, tokens }: PurchaseDeps,
   { goodsOf, settlementOf }: ReturnType<typeof makeGoods>
 ) => {
   const unknown = new NotFound({ detail: "No such download." })
@@ -79,8 +80,13 @@ export const makeUpdates = (
    * The listing's current commit for `sale` (already found eligible): the purchase's own goods when the head has
    * not moved, else the update delivery of the head, recorded once per commit, with its own receipt link,
    * signed receipt and provenance. A code host that cannot say is a 503, with nothing recorded.
+   *
+   * Counted first as a re-download of the sale (its hourly budget, and `client`'s when given: see
+   * `spendRedownload`), before the code host is asked, whichever way the buyer came: `/latest` by a receipt link,
+   * a wallet's proof, or the payment-identifier retry with `?updates=latest`. A refusal (429) costs no call.
    */
-  const deliverLatest = Effect.fn("Purchases.deliverLatest")(function*(sale: Sale, listing: Listing) {
+  const deliverLatest = Effect.fn("Purchases.deliverLatest")(function*(sale: Sale, listing: Listing, client: string | null = null) {
+    yield* spendRedownload(limiter, sale.id, client)
     const token = yield* tokens.tokenOf(listing)
     const info = yield* host.repo(listing.repo, token).pipe(Effect.mapError(cannotDeliver))
     if (sale.commitSha !== null && info.headSha.toLowerCase() === sale.commitSha.toLowerCase()) {
