@@ -7,6 +7,7 @@ import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
 import { archiveStream } from "./GithubArchive.js"
+import { GoneRepos } from "./GoneRepos.js"
 import { type Answer, authorizationFor, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
 import { archiveCacheBytes, dataDir, githubEndpoints, githubQuotaReservePercent, githubServerToken } from "./GithubConfig.js"
 import {
@@ -55,6 +56,8 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const diskBytes = Option.getOrElse(yield* archiveCacheBytes, () => tuning.archiveDiskBytes)
     const disk = diskBytes > 0 ? new ArchiveDisk(join(yield* dataDir, "archives"), diskBytes) : null
     const digests = new ArchiveDigests()
+    /** Repositories and commits GitHub said are gone, per credential: asked again only after a while (GoneRepos). */
+    const gone = new GoneRepos()
     /** The largest archive this adapter keeps (on disk, else in memory): what a cut may read. */
     const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
     // The README renderer's packages are loaded with the first README this process reads, not at start.
@@ -127,7 +130,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       )
 
     const repo = (ref: { readonly owner: string; readonly name: string }, token: Token) =>
-      Effect.gen(function*() {
+      gone.guard(ref, token, Effect.gen(function*() {
         const json = yield* repoJson(ref.owner, ref.name, token)
         // GITHUB_TOKEN is for public reads only: a private repo it happens to see (the operator's own) must
         // not become listable, previewable or sellable without the seller's own token.
@@ -142,10 +145,10 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           defaultBranch: json.default_branch,
           headSha: sha
         } satisfies RepoInfo
-      }).pipe(Effect.withSpan("CodeHostGithub.repo"))
+      })).pipe(Effect.withSpan("CodeHostGithub.repo"))
 
     const tree = (info: RepoInfo, token: Token) =>
-      cachedGet(
+      gone.guard(info.ref, token, cachedGet(
         "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
         { owner: info.ref.owner, repo: info.ref.name, tree_sha: info.headSha, recursive: "1" },
         { token, what: "repository" },
@@ -159,10 +162,11 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
               truncated: json.truncated || json.tree.length > tuning.maxTreeEntries
             } satisfies RepoTree
           })
-      ).pipe(Effect.withSpan("CodeHostGithub.tree"))
+      )).pipe(Effect.withSpan("CodeHostGithub.tree"))
 
+    // Checked against the repositories remembered as gone, never one itself: GitHub's 404 here means "no README".
     const readme = (info: RepoInfo, token: Token) =>
-      cachedGet(
+      Effect.zipRight(gone.guard(info.ref, token, Effect.void), cachedGet(
         "GET /repos/{owner}/{repo}/readme",
         { owner: info.ref.owner, repo: info.ref.name, ref: info.headSha },
         { token, what: "repository" },
@@ -182,7 +186,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
           () => Effect.succeed(Option.none<Readme>())
         ),
         Effect.withSpan("CodeHostGithub.readme")
-      )
+      ))
 
     /** One page of an owner's repos and whether another follows. */
     const ownerPage = (owner: string, page: number) =>
@@ -220,7 +224,7 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       tree,
       readme,
       archive: (ref, commitSha, token) => {
-        const download = archiveStream(endpoints, serverToken, tuning, quota, ref, commitSha, token)
+        const download = gone.guardArchive(ref, commitSha, token, archiveStream(endpoints, serverToken, tuning, quota, ref, commitSha, token))
         // Memory first (small archives, per credential), then the disk (any size, per repo and commit); whichever
         // answers, the bytes are checked against the commit's digest (recorded by its first whole archive).
         return digests.through(
