@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark in sequence, each in its own process, its output under a heading, with
  * the machine it ran on at the top. Each script measures its own baseline in the same run.
  *
- *   npm run bench [-- --quick] [-- --only repo-page,checkout,sales-recording,archive-stream,webhook-burst,workers,purchase-parts,catalog,lambda-cold-start,startup]
+ *   npm run bench [-- --quick] [-- --only repo-page,checkout,sales-recording,archive-stream,webhook-burst,workers,purchase-parts,catalog,lambda-cold-start,startup,mcp-worst]
  *
  * A script that is not there (yet) is skipped and said so.
  *
@@ -55,7 +55,8 @@ const benches: ReadonlyArray<Bench> = [
   { name: "purchase-parts", file: "purchase-parts.ts", args: [], quickArgs: ["--n", "300"], nodeFlags: [], timeoutSeconds: 600 },
   { name: "catalog", file: "catalog.ts", args: [], quickArgs: ["--seconds", "3", "--samples", "20"], nodeFlags: [], timeoutSeconds: 900 },
   { name: "lambda-cold-start", file: "lambda-cold-start.ts", args: [], quickArgs: ["--runs", "1"], nodeFlags: [], timeoutSeconds: 600 },
-  { name: "startup", file: "startup.ts", args: [], quickArgs: ["--rounds", "1"], nodeFlags: [], timeoutSeconds: 300 }
+  { name: "startup", file: "startup.ts", args: [], quickArgs: ["--rounds", "1"], nodeFlags: [], timeoutSeconds: 300 },
+  { name: "mcp-worst", file: "mcp-worst.ts", args: [], quickArgs: ["--seconds", "3"], nodeFlags: ["--expose-gc"], timeoutSeconds: 300 }
 ]
 
 /** `--soak <seconds>`: a whole number from 10 to 3600, alone (not with --quick or --only). */
