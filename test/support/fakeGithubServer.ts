@@ -41,6 +41,8 @@ export interface FakeGithubServer {
   readonly url: string
   readonly calls: ReadonlyArray<FakeGithubCall>
   readonly put: (repo: FakeGithubRepo) => void
+  /** Deletes a repo: from now on GitHub answers 404 for it, as for a deleted (or made-private) repository. */
+  readonly remove: (owner: string, name: string) => void
   /** `unavailable`: every request answers 503; `rate_limited`: 403 with x-ratelimit-remaining 0. */
   readonly setDown: (state: "unavailable" | "rate_limited" | null) => void
   readonly close: () => Promise<void>
@@ -230,6 +232,7 @@ export const startFakeGithubServer = (initial: ReadonlyArray<FakeGithubRepo>): P
         url: base,
         calls,
         put: (repo) => void repos.set(`${repo.owner}/${repo.name}`.toLowerCase(), repo),
+        remove: (owner, name) => void repos.delete(`${owner}/${name}`.toLowerCase()),
         setDown: (state) => void (down = state),
         close: () =>
           new Promise<void>((done) => {
