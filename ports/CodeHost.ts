@@ -61,6 +61,12 @@ export type CodeHostFailure =
   | "unavailable"
   | "quota_reserved"
 
+/**
+ * Who asks for a cut (`CodeHost.cut`): a delivery of a settled sale (`paid`), or an unpaid request, a 402 offer or
+ * a repo page view (`offer`).
+ */
+export type CutPurpose = "paid" | "offer"
+
 /** Raised by every `CodeHost` call that fails; `reason` tells a refusal from an outage. */
 export class CodeHostError extends Data.TaggedError("CodeHostError")<{
   readonly reason: CodeHostFailure
@@ -88,6 +94,7 @@ export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
    * (hosts may then send it as one buffer, with its length). A sha the repository does not have fails.
    * The first archive of a commit that streams to its end records its `ArchiveDigest`; a later archive of
    * that commit whose bytes differ fails at its end (a host then cuts the connection), never delivered whole.
+   * Asked only for a settled sale (a delivery, a re-download), so what an adapter keeps of it is a purchased archive.
    */
   readonly archive: (
     ref: RepoRef,
@@ -104,14 +111,21 @@ export class CodeHost extends Context.Tag("repomarket/CodeHost")<CodeHost, {
    * Cuts the archive of `commitSha` ahead of its delivery: reads it whole, as `archive` would, and keeps it where
    * this adapter keeps archives, so that its digest is known (`archiveDigest`) and the next `archive` of that
    * commit is those bytes. The digest once cut (or when known already); none when this adapter could not keep it
-   * (larger than it keeps, or a name that is not a commit id), its download then stopped as soon as that is
-   * clear, never read to its end for nothing. Fails as `archive` does. A cut comes ahead of any sale: an adapter
-   * with a shared quota may refuse it (`quota_reserved`) rather than spend what previews and purchases need.
+   * (larger than it keeps for that `purpose`, or a name that is not a commit id), its download then stopped as
+   * soon as that is clear, never read to its end for nothing. Fails as `archive` does. A cut comes ahead of any
+   * sale: an adapter with a shared quota may refuse it (`quota_reserved`) rather than spend what previews and
+   * purchases need.
+   *
+   * `purpose` says who asked: `"paid"`, a delivery of a settled sale (kept with the purchased archives); `"offer"`,
+   * an unpaid request (a 402, a repo page view), which an adapter keeps apart, within a smaller budget that can
+   * never push a purchased archive out, and may decline (none) for an archive larger than an offer may cut. An
+   * archive later delivered (`archive`) is a purchased one from then on.
    */
   readonly cut: (
     ref: RepoRef,
     commitSha: string,
-    token: Option.Option<Redacted.Redacted<string>>
+    token: Option.Option<Redacted.Redacted<string>>,
+    purpose: CutPurpose
   ) => Effect.Effect<Option.Option<ArchiveDigest>, CodeHostError>
   /**
    * The owner's public repositories. An anonymous lookup anybody can trigger for any name: an adapter with a

@@ -116,7 +116,8 @@ export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefr
       } satisfies OwnerPage
     })
 
-    const repoPage = Effect.fn("Storefront.repoPage")(function*(owner: string, name: string) {
+    /** `client` (the caller's address, when the door passes it) counts an archive cut among that client's (see ArchiveCuts). */
+    const repoPage = Effect.fn("Storefront.repoPage")(function*(owner: string, name: string, client?: string) {
       const missing = new NotFound({ detail: `${owner}/${name} is not listed.` })
       if (!isPlausibleOwner(owner) || !isPlausibleRepoName(name)) return yield* missing
       const listing = yield* Effect.flatten(store.findLive(owner, name)).pipe(Effect.mapError(() => missing))
@@ -127,7 +128,9 @@ export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefr
         // A listing for sale has its commit's archive cut, as its first 402 does (waiting a moment for it), so
         // the page names what a purchase delivers; one not for sale names a digest only if already known.
         const archive = Option.getOrNull(
-          yield* isSelling(listing) ? cuts.digestForOffer(listing.repo, info.headSha, token) : host.archiveDigest(listing.repo, info.headSha)
+          yield* isSelling(listing)
+            ? cuts.digestForOffer(listing.repo, info.headSha, token, { listing: listing.id, owner: listing.repo.owner, client })
+            : host.archiveDigest(listing.repo, info.headSha)
         )
         return { info, tree, readme, archive }
       }).pipe(

@@ -146,7 +146,7 @@ export const CodeHostMemory = (seed: ReadonlyArray<FakeRepo> = []) =>
             : Effect.succeed(digests.through(ref, commitSha, Stream.fromIterable(archiveOf(at, commitSha))))
         })),
       archiveDigest: (ref, commitSha) => Effect.sync(() => Option.fromNullable(digests.get(ref, commitSha))),
-      // Every archive is kept here (encoded once per commit): a cut is the archive read to its end.
+      // Every archive is kept here (encoded once per commit), paid or not: a cut is the archive read to its end.
       cut: (ref, commitSha, token) =>
         Effect.zipRight(Stream.runDrain(host.archive(ref, commitSha, token)), host.archiveDigest(ref, commitSha)),
       ownerRepos: (owner) =>

@@ -18,14 +18,23 @@ import type { Listing } from "../../model/Listing.js"
 import { type ArchiveDigest, parseJws, type ReceiptClaims } from "../../model/ReceiptClaims.js"
 import { receiptToken } from "../../model/rules/Receipt.js"
 import { Sale } from "../../model/Sale.js"
-import { CodeHost, CodeHostError } from "../../ports/CodeHost.js"
+import { CodeHost, CodeHostError, type CutPurpose } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { aCheckout, aListing, aSale } from "../../testing/Fixtures.js"
 import { Listings } from "../../usecases/Listings.js"
 import { type Goods, Purchases } from "../../usecases/Purchases.js"
-import { MAX_OFFER_CUTS, OFFER_CUT_RETRY, OFFER_CUT_WAIT } from "../../usecases/ArchiveCuts.js"
+import {
+  DELIVERY_CUT_RETRY,
+  MAX_OFFER_CUTS,
+  OFFER_CUT_RETRY,
+  OFFER_CUT_WAIT,
+  OFFER_CUT_WINDOW,
+  OFFER_CUTS_PER_CLIENT,
+  OFFER_CUTS_PER_LISTING,
+  OFFER_CUTS_PER_OWNER
+} from "../../usecases/ArchiveCuts.js"
 import { Settlements } from "../../usecases/Settlements.js"
 import { Storefront } from "../../usecases/Storefront.js"
 import { atNow, brief, NOW, portsOf, SHA, WIDGET } from "./memoryApp.js"
@@ -44,6 +53,8 @@ const C7 = "7777777777777777777777777777777777777777"
 /** The memory host's archive of the widget at SHA: one line per file, headed by the commit's 7 first digits. */
 const WIDGET_ARCHIVE = `${SHA.slice(0, 7)} README.md\n# Widget\n\n`
 const UNAVAILABLE = new CodeHostError({ reason: "unavailable", message: "The code host did not answer the archive." })
+/** A code host's rate limit, reset in ten minutes. */
+const RATE_LIMITED = new CodeHostError({ reason: "rate_limited", message: "The code host's rate limit was reached.", retryAfterSeconds: 600 })
 /** What an adapter with a shared quota answers a cut (ahead of any sale) under its reserve. */
 const RESERVED = new CodeHostError({ reason: "quota_reserved", message: "The quota is kept for previews and purchases.", retryAfterSeconds: 600 })
 
@@ -55,20 +66,23 @@ const RESERVED = new CodeHostError({ reason: "quota_reserved", message: "The quo
  */
 interface Script {
   readonly cuts: Array<string>
+  /** Each cut's purpose, in the order of `cuts`. */
+  readonly purposes: Array<CutPurpose>
   readonly gates: Map<string, Deferred.Deferred<void, CodeHostError>>
-  answer: "cut" | "none" | "fail" | "forgetful" | "reserved"
+  answer: "cut" | "none" | "fail" | "forgetful" | "reserved" | "rate-limited" | "offer-none" | "offer-reserved"
 }
 
 const FORGOTTEN: ArchiveDigest = { sha256: "f0".repeat(32), size: 7 }
 
 /** Purchases (and the repo page, which shares its cuts) over memoryApp's ports (the widget, the gadget, the secret), with a live and a test facilitator and the scripted cut. */
 const setup = () => {
-  const script: Script = { cuts: [], gates: new Map(), answer: "cut" }
+  const script: Script = { cuts: [], purposes: [], gates: new Map(), answer: "cut" }
   const wrapHost = (host: Host): Host => ({
     ...host,
-    cut: (ref, commitSha, token) =>
+    cut: (ref, commitSha, token, purpose) =>
       Effect.suspend(() => {
         script.cuts.push(`${ref.owner}/${ref.name}@${commitSha}`)
+        script.purposes.push(purpose)
         const gate = script.gates.get(commitSha)
         return Effect.zipRight(
           gate === undefined ? Effect.void : Deferred.await(gate),
@@ -82,8 +96,14 @@ const setup = () => {
                 return Effect.fail(RESERVED)
               case "forgetful":
                 return Effect.succeed(Option.some(FORGOTTEN))
+              case "rate-limited":
+                return Effect.fail(RATE_LIMITED)
+              case "offer-none":
+                return purpose === "offer" ? Effect.succeed(Option.none<ArchiveDigest>()) : host.cut(ref, commitSha, token, purpose)
+              case "offer-reserved":
+                return purpose === "offer" ? Effect.fail(RESERVED) : host.cut(ref, commitSha, token, purpose)
               default:
-                return host.cut(ref, commitSha, token)
+                return host.cut(ref, commitSha, token, purpose)
             }
           })
         )
@@ -393,6 +413,105 @@ describe("Purchases.quote: at most MAX_OFFER_CUTS offers' cuts at once", () => {
       })))
 })
 
+describe("Offers' cuts counted per listing, owner and client", () => {
+  /** A public repo of `owner` on the memory host, listed anonymously, and its checkout. */
+  const listed = (owner: string, name: string) =>
+    Effect.gen(function*() {
+      yield* Effect.flatMap(CodeHostMemoryControl, (c) => c.put({ owner, name, headSha: SHA, files: { "README.md": `# ${owner}/${name}\n` } }))
+      const store = yield* ListingStore
+      const listing = aListing({ repo: new RepoRef({ owner, name }), hostPat: null })
+      const checkout = aCheckout(listing)
+      yield* store.insert(listing)
+      yield* store.insertCheckout(checkout)
+      return { listing, checkout }
+    })
+  const quoteBy = (checkout: Checkout, client?: string) => Effect.flatMap(Purchases, (p) => p.quote(checkout.id, true, client))
+  const pageBy = (owner: string, name: string, client?: string) =>
+    Effect.map(Effect.flatMap(Storefront, (st) => st.repoPage(owner, name, client)), (page) => page.preview?.archive ?? null)
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+
+  it.effect("one listing's offers start at most OFFER_CUTS_PER_LISTING cuts an hour (its seller pushing over and over): then its offers and page name none and download nothing until the hour has passed; offers joining a running cut are not counted; its deliveries are never held back", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        expect(OFFER_CUTS_PER_LISTING).toBe(6)
+        expect(OFFER_CUT_WINDOW).toStrictEqual(Duration.hours(1))
+        const widget = yield* listedWidget
+        // Ten offers of the first commit join one cut: one counted.
+        const gate = yield* hold(script, SHA)
+        const joined = yield* Effect.fork(Effect.all(range(10).map(() => quote(widget.checkout)), { concurrency: "unbounded" }))
+        yield* until(sleeping(10))
+        yield* open(gate)
+        yield* Fiber.join(joined)
+        for (const sha of [C2, C3, C4, C5, C6]) {
+          yield* push(sha)
+          expect(archiveOf(yield* quote(widget.checkout))).toStrictEqual(Option.getOrThrow(yield* known(sha)))
+        }
+        expect(script.cuts).toHaveLength(6)
+        yield* push(C7)
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(yield* pageBy(WIDGET.owner, WIDGET.name)).toBeNull()
+        expect(script.cuts).toHaveLength(6)
+        // Another listing is not held back.
+        const other = yield* listed("Someone", "Else")
+        expect(archiveOf(yield* quote(other.checkout))).not.toBeNull()
+        expect(script.cuts).toHaveLength(7)
+
+        yield* TestClock.adjust(Duration.toMillis(OFFER_CUT_WINDOW) - 1)
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        yield* TestClock.adjust(1)
+        expect(archiveOf(yield* quote(widget.checkout))).toStrictEqual(Option.getOrThrow(yield* known(C7)))
+        expect(script.cuts).toHaveLength(8)
+
+        // Its next six commits spend the new hour's count; a sale of the seventh is delivered with its digest all the same.
+        const more = ["a", "b", "c", "d", "e", "f", "9"].map((d) => d.repeat(40))
+        for (const sha of more.slice(0, 5)) {
+          yield* push(sha)
+          expect(archiveOf(yield* quote(widget.checkout))).not.toBeNull()
+        }
+        yield* push(more[5]!)
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        const { token } = yield* soldLive(widget, more[5]!)
+        expect((yield* download(token)).digest).toStrictEqual(Option.getOrThrow(yield* known(more[5]!)))
+        expect(script.purposes.filter((p) => p === "paid")).toHaveLength(1)
+      })))
+
+  it.effect("one owner's listings start at most OFFER_CUTS_PER_OWNER cuts an hour between them, however the owner's name is spelt; another owner's are not held back", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        expect(OFFER_CUTS_PER_OWNER).toBe(24)
+        const mine = yield* Effect.forEach(range(25), (i) => listed(i % 2 === 0 ? "Mallory" : "MALLORY", `repo-${i}`))
+        const named = yield* Effect.forEach(mine, ({ checkout }) => Effect.map(quoteBy(checkout), archiveOf))
+        expect(named.slice(0, 24).every((a) => a !== null)).toBe(true)
+        expect(named[24]).toBeNull()
+        expect(yield* pageBy("mallory", "repo-24")).toBeNull()
+        expect(script.cuts).toHaveLength(24)
+        const other = yield* listed("Trent", "repo")
+        expect(archiveOf(yield* quoteBy(other.checkout))).not.toBeNull()
+        yield* TestClock.adjust(OFFER_CUT_WINDOW)
+        expect(archiveOf(yield* quoteBy(mine[24]!.checkout))).not.toBeNull()
+        expect(script.cuts).toHaveLength(26)
+      })))
+
+  it.effect("one client's 402s and repo page views start at most OFFER_CUTS_PER_CLIENT cuts an hour (listings of many owners); another client, or a door that names none, is not held back", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        expect(OFFER_CUTS_PER_CLIENT).toBe(24)
+        const listings = yield* Effect.forEach(range(27), (i) => listed(`owner-${i}`, "repo"))
+        const client = "203.0.113.9"
+        for (const i of range(12)) expect(archiveOf(yield* quoteBy(listings[i]!.checkout, client))).not.toBeNull()
+        for (const i of range(12)) expect(yield* pageBy(`owner-${12 + i}`, "repo", client)).not.toBeNull()
+        expect(script.cuts).toHaveLength(24)
+        expect(archiveOf(yield* quoteBy(listings[24]!.checkout, client))).toBeNull()
+        expect(yield* pageBy("owner-25", "repo", client)).toBeNull()
+        expect(script.cuts).toHaveLength(24)
+        expect(archiveOf(yield* quoteBy(listings[24]!.checkout, "198.51.100.1"))).not.toBeNull()
+        expect(yield* pageBy("owner-25", "repo")).not.toBeNull()
+        expect(script.cuts).toHaveLength(26)
+        yield* TestClock.adjust(OFFER_CUT_WINDOW)
+        expect(archiveOf(yield* quoteBy(listings[26]!.checkout, client))).not.toBeNull()
+      })))
+})
+
 describe("Purchases.quote: a failed cut", () => {
   it.effect("the offer names none; offers within OFFER_CUT_RETRY do not cut again; from then on, an offer cuts again", () =>
     run((script) =>
@@ -443,31 +562,68 @@ describe("Purchases.quote: a failed cut", () => {
         expect(script.cuts).toHaveLength(4)
       })))
 
-  it.effect("a paid delivery right after a failed offer cut tries again; when that fails too, its goods' body fails with the code host's error, naming no digest; the next delivery cuts again", () =>
+  it.effect("a failed cut is not tried again per request: deliveries within DELIVERY_CUT_RETRY answer its failure at once, with no cut, their Retry-After the time left; then a delivery cuts again", () =>
     run((script) =>
       Effect.gen(function*() {
+        expect(DELIVERY_CUT_RETRY).toStrictEqual(Duration.seconds(30))
         const widget = yield* listedWidget
         const { sale, token } = yield* soldLive(widget)
         script.answer = "fail"
-        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
-        expect(script.cuts).toHaveLength(1)
-
         const goods = yield* download(token)
-        expect(script.cuts).toHaveLength(2)
+        expect(script.cuts).toHaveLength(1)
+        expect(script.purposes).toStrictEqual(["paid"])
         expect(goods.sale.id).toBe(sale.id)
         expect(goods.digest).toBeNull()
         expect(claimsOf(goods.signedReceipt)).toMatchObject({ commit: SHA, archive: null, livemode: true })
         expect(brief(yield* Effect.flip(Stream.runDrain(goods.body)))).toStrictEqual(brief(UNAVAILABLE))
-        // The delivery's failure leaves offers alone for a while too.
-        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
-        expect(script.cuts).toHaveLength(2)
 
+        // The host is back, but a receipt link asked 50 times in the next 30 s costs it nothing.
         script.answer = "cut"
+        const failureOf = Effect.flatMap(download(token), (g) => {
+          expect(g.digest).toBeNull()
+          return Effect.flip(Stream.runDrain(g.body))
+        })
+        for (let i = 0; i < 50; i++) {
+          expect(brief(yield* failureOf)).toStrictEqual({ ...brief(UNAVAILABLE), retryAfterSeconds: 30 })
+        }
+        yield* TestClock.adjust(29_000)
+        expect((yield* failureOf).retryAfterSeconds).toBe(1)
+        yield* TestClock.adjust(999)
+        expect((yield* failureOf).retryAfterSeconds).toBe(1)
+        // The delivery's failure leaves offers alone for their minute too.
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(script.cuts).toHaveLength(1)
+
+        yield* TestClock.adjust(1)
         const again = yield* download(token)
-        expect(script.cuts).toHaveLength(3)
+        expect(script.cuts).toHaveLength(2)
         const digest = Option.getOrThrow(yield* known(SHA))
         expect(again.digest).toStrictEqual(digest)
         expect(digestOfBytes(yield* bytesOf(again.body))).toStrictEqual(digest)
+      })))
+
+  it.effect("a delivery right after an offer's cut failed answers that failure without a cut of its own; a code host asking for longer (a rate limit's reset) is left alone that long, by offers and deliveries alike", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        const widget = yield* listedWidget
+        const { token } = yield* soldLive(widget)
+        script.answer = "rate-limited"
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(script.purposes).toStrictEqual(["offer"])
+        script.answer = "cut"
+        const failureOf = Effect.flatMap(download(token), (g) => Effect.flip(Stream.runDrain(g.body)))
+        expect(brief(yield* failureOf)).toStrictEqual(brief(RATE_LIMITED))
+        // Past both retry waits, but not the host's 600 s: still nothing asked.
+        yield* TestClock.adjust(Duration.sum(OFFER_CUT_RETRY, Duration.seconds(1)))
+        expect(yield* failureOf).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 600 - 61 })
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        yield* TestClock.adjust(Duration.seconds(600 - 61 - 1))
+        expect(yield* failureOf).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 1 })
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(script.cuts).toHaveLength(1)
+        yield* TestClock.adjust(Duration.seconds(1))
+        expect(archiveOf(yield* quote(widget.checkout))).toStrictEqual(Option.getOrThrow(yield* known(SHA)))
+        expect(script.purposes).toStrictEqual(["offer", "offer"])
       })))
 
   it.effect("a cut that succeeds forgets an earlier failure: the next offer tries again at once (a host that keeps no digest of it)", () =>
@@ -477,6 +633,8 @@ describe("Purchases.quote: a failed cut", () => {
         const { token } = yield* soldLive(widget)
         script.answer = "fail"
         expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        // Past the deliveries' wait (the offers' is longer).
+        yield* TestClock.adjust(DELIVERY_CUT_RETRY)
         script.answer = "forgetful"
         expect((yield* download(token)).digest).toStrictEqual(FORGOTTEN)
         expect(script.cuts).toHaveLength(2)
@@ -531,19 +689,63 @@ describe("Purchases: an archive the adapter does not keep (cut answering none)",
         expect((yield* bytesOf(goods.body)).toString("utf8")).toBe(WIDGET_ARCHIVE)
       })))
 
-  it.effect("after an offer learnt it, a delivery streams it without a cut or a digest", () =>
+  it.effect("an archive an offer does not keep (too large for an offer's cut): offers leave it alone, past any wait; its first delivery cuts it for itself and names its digest, and offers name it from then on", () =>
     run((script) =>
       Effect.gen(function*() {
         const widget = yield* listedWidget
-        script.answer = "none"
+        script.answer = "offer-none"
         expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(script.purposes).toStrictEqual(["offer"])
+        yield* TestClock.adjust(Duration.sum(OFFER_CUT_RETRY, Duration.hours(2)))
+        expect(archiveOf(yield* quote(widget.checkout))).toBeNull()
+        expect(Option.isNone(yield* Effect.flatMap(Storefront, (st) => Effect.map(st.repoPage(WIDGET.owner, WIDGET.name), (p) => Option.fromNullable(p.preview?.archive))))).toBe(true)
         expect(script.cuts).toHaveLength(1)
-        script.answer = "cut"
+
         const { token } = yield* soldLive(widget)
         const goods = yield* download(token)
-        expect(goods.digest).toBeNull()
-        expect(script.cuts).toHaveLength(1)
-        expect((yield* bytesOf(goods.body)).toString("utf8")).toBe(WIDGET_ARCHIVE)
+        expect(script.purposes).toStrictEqual(["offer", "paid"])
+        const digest = Option.getOrThrow(yield* known(SHA))
+        expect(goods.digest).toStrictEqual(digest)
+        expect(digestOfBytes(yield* bytesOf(goods.body))).toStrictEqual(digest)
+        expect(archiveOf(yield* quote(widget.checkout))).toStrictEqual(digest)
+        expect(script.cuts).toHaveLength(2)
+      })))
+
+  it.effect.each(["offer-none", "offer-reserved"] as const)("a delivery that joined an offer's cut which kept nothing (%s: too large for an offer, or kept from the quota) cuts for itself, once, and names the digest", (answer) =>
+      run((script) =>
+        Effect.gen(function*() {
+          const widget = yield* listedWidget
+          const { token } = yield* soldLive(widget)
+          script.answer = answer
+          const gate = yield* hold(script, SHA)
+          const offer = yield* Effect.fork(quote(widget.checkout))
+          yield* until(Effect.map(sleeping(1), (s) => s && script.cuts.length === 1))
+          const deliveries = yield* Effect.fork(Effect.all([download(token), download(token)], { concurrency: "unbounded" }))
+          yield* aWhile
+          expect(script.cuts).toHaveLength(1)
+          script.gates.delete(SHA)
+          yield* open(gate)
+          expect(archiveOf(yield* Fiber.join(offer))).toBeNull()
+          const [a, b] = yield* Fiber.join(deliveries)
+          const digest = Option.getOrThrow(yield* known(SHA))
+          expect([a.digest, b.digest]).toStrictEqual([digest, digest])
+          expect(script.purposes).toStrictEqual(["offer", "paid"])
+        })))
+
+  it.effect("a delivery that joined a delivery's cut which kept nothing does not cut again", () =>
+    run((script) =>
+      Effect.gen(function*() {
+        const widget = yield* listedWidget
+        const { token } = yield* soldLive(widget)
+        script.answer = "none"
+        const gate = yield* hold(script, SHA)
+        const deliveries = yield* Effect.fork(Effect.all([download(token), download(token)], { concurrency: "unbounded" }))
+        yield* until(Effect.sync(() => script.cuts.length === 1))
+        yield* aWhile
+        yield* open(gate)
+        const [a, b] = yield* Fiber.join(deliveries)
+        expect([a.digest, b.digest]).toStrictEqual([null, null])
+        expect(script.purposes).toStrictEqual(["paid"])
       })))
 })
 

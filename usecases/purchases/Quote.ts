@@ -61,9 +61,10 @@ export const makeQuoting = ({ baseUrl, chains, cuts, facilitators, host, pageOf,
   /**
    * The 402 offer: the terms, pinned to the commit at the head of the listing's default branch as the code host
    * says now (its archive's digest too, once cut: the first offer of a commit cuts it), each requirement with its signed offer. A code host that
-   * cannot say is a 503: there is no offer without the commit it sells.
+   * cannot say is a 503: there is no offer without the commit it sells. `client` (the caller's address, when the
+   * door passes it) counts the cut among that client's (see ArchiveCuts).
    */
-  const quote = Effect.fn("Purchases.offer")(function*(id: string, livemode: boolean) {
+  const quote = Effect.fn("Purchases.offer")(function*(id: string, livemode: boolean, client?: string) {
     const terms = yield* priced(id, livemode)
     const { listing, requirements } = terms
     const token = yield* tokens.tokenOf(listing)
@@ -73,7 +74,9 @@ export const makeQuoting = ({ baseUrl, chains, cuts, facilitators, host, pageOf,
     // cut and waits a moment for it (see ArchiveCuts).
     const pin: Pin = {
       commit: info.headSha,
-      archive: terms.livemode ? Option.getOrNull(yield* cuts.digestForOffer(listing.repo, info.headSha, token)) : null
+      archive: terms.livemode
+        ? Option.getOrNull(yield* cuts.digestForOffer(listing.repo, info.headSha, token, { listing: listing.id, owner: listing.repo.owner, client }))
+        : null
     }
     const at = unixSeconds(yield* now)
     const sold = { listing: listing.id, repository: listing.repo.slug, updatesDays: listing.updatesDays }
