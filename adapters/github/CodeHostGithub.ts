@@ -1,15 +1,17 @@
 import { join } from "node:path"
-import { Clock, type Context, Effect, Layer, Option, type Redacted, Schema, Stream } from "effect"
+import { Clock, type Context, Effect, Layer, Logger, LogLevel, Option, type Redacted, Schema, Stream } from "effect"
 import { RepoRef } from "../../model/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
 import { ArchiveDigests, isCommitId } from "../crypto/ArchiveDigests.js"
+import { ArchiveSeal } from "../crypto/ArchiveSeal.js"
+import { loadKeyRing } from "../crypto/SecretKeys.js"
 import { ArchiveCache } from "./ArchiveCache.js"
 import { ArchiveDisk } from "./ArchiveDisk.js"
 import { credentialKey, EtagCache, weightOf } from "./EtagCache.js"
 import { archiveStream } from "./GithubArchive.js"
 import { GoneRepos } from "./GoneRepos.js"
 import { type Answer, authorizationFor, DEFAULT_TUNING, type GetOptions, type GithubTuning, makeGithubClient } from "./GithubClient.js"
-import { archiveCacheBytes, dataDir, githubEndpoints, githubQuotaReservePercent, githubServerToken } from "./GithubConfig.js"
+import { archiveCacheBytes, archiveOfferBytes, dataDir, githubEndpoints, githubQuotaReservePercent, githubServerToken } from "./GithubConfig.js"
 import {
   commitShaOf,
   decode,
@@ -54,12 +56,25 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
     const cache = new EtagCache({ freshMs: tuning.freshMs, maxEntries: tuning.cacheMaxEntries, maxWeight: tuning.cacheMaxWeight })
     const archives = new ArchiveCache(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes)
     const diskBytes = Option.getOrElse(yield* archiveCacheBytes, () => tuning.archiveDiskBytes)
-    const disk = diskBytes > 0 ? new ArchiveDisk(join(yield* dataDir, "archives"), diskBytes) : null
+    const offerBytes = diskBytes > 0 ? Option.getOrElse(yield* archiveOfferBytes, () => tuning.archiveOfferBytes) : 0
+    // Archives on disk are sealed with SECRET_KEYS (the development key too, whose warning the SecretBox gives).
+    const seal = diskBytes > 0 ? new ArchiveSeal(yield* Logger.withMinimumLogLevel(loadKeyRing, LogLevel.Error)) : null
+    const dir = yield* dataDir
+    /** Offers' cuts (unpaid requests), apart from purchased archives: each at most a quarter, so four cuts at once fit. */
+    const offers = seal !== null && offerBytes > 0
+      ? new ArchiveDisk(join(dir, "archives-offers"), offerBytes, seal, { maxEntryBytes: Math.floor(offerBytes / 4) })
+      : null
+    /** Purchased archives; an offer's cut a sale delivers is moved in here from `offers`. */
+    const disk = seal !== null ? new ArchiveDisk(join(dir, "archives"), diskBytes, seal, { from: offers }) : null
+    // Partial files a crashed process left, and archives an earlier version kept in the clear, before any download.
+    yield* Effect.promise(() => Promise.all([disk?.sweep(), offers?.sweep()]))
     const digests = new ArchiveDigests()
     /** Repositories and commits GitHub said are gone, per credential: asked again only after a while (GoneRepos). */
     const gone = new GoneRepos()
-    /** The largest archive this adapter keeps (on disk, else in memory): what a cut may read. */
+    /** The largest archive this adapter keeps (on disk, else in memory): what a delivery's cut may read. */
     const keeps = Math.max(disk?.maxBytes ?? 0, Math.min(tuning.archiveCacheEntryBytes, tuning.archiveCacheBytes))
+    /** The largest archive an offer's cut keeps: what it may read. */
+    const offerKeeps = offers?.maxEntryBytes ?? 0
     // The README renderer's packages are loaded with the first README this process reads, not at start.
     const loadReadmePackages = yield* ReadmePackagesModule
     // Loaded once and shared by concurrent first readers; a failed load is not kept, so the next README tries again.
@@ -238,21 +253,31 @@ export const makeCodeHostGithub = (tuning: GithubTuning = DEFAULT_TUNING) =>
       archiveDigest: (ref, commitSha) =>
         Effect.suspend(() => {
           const known = digests.get(ref, commitSha)
-          if (known !== undefined || disk === null) return Effect.succeed(Option.fromNullable(known))
-          return Effect.map(disk.digest(ref, commitSha), Option.filter((d) => digests.learn(ref, commitSha, d)))
+          if (known !== undefined) return Effect.succeed(Option.some(known))
+          const kept = (store: ArchiveDisk | null) => store === null ? Effect.succeed(Option.none()) : store.digest(ref, commitSha)
+          return kept(disk).pipe(
+            Effect.flatMap((found) => Option.isSome(found) ? Effect.succeed(found) : kept(offers)),
+            Effect.map(Option.filter((d) => digests.learn(ref, commitSha, d)))
+          )
         }),
-      // Read no further than this adapter keeps (the disk's budget, else one archive in memory): beyond it the
-      // bytes would be downloaded again for the delivery, so the download stops and nothing is promised. Ahead of
-      // any sale, so with the server's credential a spare call: never below the quota's reserve.
-      cut: (ref, commitSha, token) =>
+      // Read no further than this adapter keeps for the purpose (a delivery: the disk's budget, else one archive in
+      // memory; an offer: a quarter of the offers' budget): beyond it the bytes would be downloaded again, so the
+      // download stops and nothing is promised. An offer's cut is kept apart from purchased archives, and comes
+      // ahead of any sale: with the server's credential a spare call, never below the quota's reserve. A delivery's
+      // cut is the delivery's own download, kept with the purchased archives.
+      cut: (ref, commitSha, token, purpose) =>
         Effect.flatMap(service.archiveDigest(ref, commitSha), (known) => {
-          if (Option.isSome(known) || keeps <= 0 || !isCommitId(commitSha)) return Effect.succeed(known)
-          const admitted = authorizationFor(token, serverToken).credential === "listing" ? Effect.void : client.admitSpare
+          const bound = purpose === "paid" ? keeps : offerKeeps
+          if (Option.isSome(known) || bound <= 0 || !isCommitId(commitSha)) return Effect.succeed(known)
+          const spare = purpose === "offer" && authorizationFor(token, serverToken).credential !== "listing"
+          const bytes = purpose === "paid" || offers === null
+            ? service.archive(ref, commitSha, token)
+            : digests.through(ref, commitSha, offers.through(ref, commitSha, gone.guardArchive(ref, commitSha, token, archiveStream(endpoints, serverToken, tuning, quota, ref, commitSha, token))))
           return Effect.zipRight(
-            admitted,
-            service.archive(ref, commitSha, token).pipe(
-              Stream.runFoldWhile(0, (read) => read <= keeps, (read, chunk) => read + chunk.length),
-              Effect.flatMap((read) => read > keeps ? Effect.succeed(Option.none()) : service.archiveDigest(ref, commitSha))
+            spare ? client.admitSpare : Effect.void,
+            bytes.pipe(
+              Stream.runFoldWhile(0, (read) => read <= bound, (read, chunk) => read + chunk.length),
+              Effect.flatMap((read) => read > bound ? Effect.succeed(Option.none()) : service.archiveDigest(ref, commitSha))
             )
           )
         }),

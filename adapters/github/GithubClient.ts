@@ -55,6 +55,11 @@ export interface GithubTuning {
    * 0: none). `ARCHIVE_CACHE_BYTES` overrides it.
    */
   readonly archiveDiskBytes: number
+  /**
+   * Bytes of archives cut for offers (unpaid requests) kept on disk under `<DATA_DIR>/archives-offers`, apart from
+   * purchased ones (0: offers cut nothing; off too when `archiveDiskBytes` is 0). `ARCHIVE_OFFER_BYTES` overrides it.
+   */
+  readonly archiveOfferBytes: number
 }
 
 /** The production tuning of the GitHub client. */
@@ -76,7 +81,8 @@ export const DEFAULT_TUNING: GithubTuning = {
   archiveCacheBytes: 32 * 1024 * 1024,
   quotaReserveShare: DEFAULT_QUOTA_RESERVE_SHARE,
   quotaProbeRetryMs: 60_000,
-  archiveDiskBytes: 1024 * 1024 * 1024
+  archiveDiskBytes: 1024 * 1024 * 1024,
+  archiveOfferBytes: 128 * 1024 * 1024
 }
 
 const GithubOctokit = Octokit.plugin(throttling, retry)

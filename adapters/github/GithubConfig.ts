@@ -93,7 +93,8 @@ export const githubQuotaReservePercent: Config.Config<Option.Option<number>> = C
 
 /**
  * `ARCHIVE_CACHE_BYTES` (unset: 1 GiB; 0 turns it off): bytes of purchased archives kept on disk under
- * `<DATA_DIR>/archives` (ArchiveDisk.ts), so re-downloads do not go back to the code host.
+ * `<DATA_DIR>/archives` (ArchiveDisk.ts), so re-downloads do not go back to the code host. Only other purchases
+ * make one leave (least recently used first), never an unpaid request (see `ARCHIVE_OFFER_BYTES`).
  */
 export const archiveCacheBytes: Config.Config<Option.Option<number>> = Config.option(
   Config.integer("ARCHIVE_CACHE_BYTES").pipe(
@@ -101,7 +102,19 @@ export const archiveCacheBytes: Config.Config<Option.Option<number>> = Config.op
   )
 )
 
-/** `DATA_DIR` (default `./.data`): where the archives are kept, under `archives/`. */
+/**
+ * `ARCHIVE_OFFER_BYTES` (unset: 128 MiB; 0 turns it off): bytes of archives cut for offers (402s, repo page views:
+ * unpaid requests) kept on disk under `<DATA_DIR>/archives-offers`, apart from purchased ones, so they never push a
+ * purchased archive out. An offer cuts an archive of at most a quarter of it; a larger one is offered without a
+ * digest until its first sale. Off whenever `ARCHIVE_CACHE_BYTES` is 0.
+ */
+export const archiveOfferBytes: Config.Config<Option.Option<number>> = Config.option(
+  Config.integer("ARCHIVE_OFFER_BYTES").pipe(
+    Config.validate({ message: "ARCHIVE_OFFER_BYTES must be a whole number of bytes, 0 or more", validation: (n) => n >= 0 })
+  )
+)
+
+/** `DATA_DIR` (default `./.data`): where the archives are kept, under `archives/` (and `archives-offers/`). */
 export const dataDir: Config.Config<string> = Config.string("DATA_DIR").pipe(
   Config.withDefault("./.data"),
   Config.map((dir) => (dir.trim() === "" ? "./.data" : dir))

@@ -17,6 +17,8 @@ import { CODELOAD, makeFakeGithub } from "./FakeGithub.js"
 import { githubHost, HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
 
 const SIZE = 100_000
+/** The server's keys (archives on disk are sealed with them). */
+const SECRET_KEYS = `disk1:${Buffer.alloc(32, 7).toString("base64")}`
 const PUBLIC = { owner: "Octo-Org", name: "disk-thing", sha: HEAD, tarball: tarballBytes(SIZE) }
 const gh = makeFakeGithub([PUBLIC, SECRET])
 const dirs: Array<string> = []
@@ -34,7 +36,7 @@ afterAll(() => {
 const onDisk = (bytes: number) => {
   const dir = mkdtempSync(join(tmpdir(), "repomarket-archives-"))
   dirs.push(dir)
-  return { dir, layer: githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(bytes) }) }
+  return { dir, layer: githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(bytes), SECRET_KEYS }) }
 }
 
 const publicRef = new RepoRef({ owner: "octo-org", name: "disk-thing" })
@@ -70,7 +72,7 @@ describe("CodeHostGithub: archives kept on disk", () => {
       }), layer)
       const files = readdirSync(join(dir, "archives"))
       expect(files).toHaveLength(2)
-      expect(files.every((f) => /^[0-9a-f]{64}\.tar\.gz$/.test(f))).toBe(true)
+      expect(files.every((f) => /^[0-9a-f]{64}\.sealed$/.test(f))).toBe(true)
       expect(statSync(join(dir, "archives")).mode & 0o777).toBe(0o700)
       expect(statSync(join(dir, "archives", files[0]!)).mode & 0o777).toBe(0o600)
     }))
@@ -82,7 +84,7 @@ describe("CodeHostGithub: archives kept on disk", () => {
       const digest = { sha256: createHash("sha256").update(first).digest("hex"), size: first.length }
       const calls = gh.calls.length
       // A second adapter over the same directory: a cluster's other worker, or the server after a restart.
-      const other = githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(10 * SIZE) })
+      const other = githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(10 * SIZE), SECRET_KEYS })
       yield* Effect.provide(Effect.gen(function*() {
         const host = yield* CodeHost
         expect(yield* host.archiveDigest(new RepoRef({ owner: "Octo-Org", name: "Disk-Thing" }), HEAD)).toEqual(Option.some(digest))

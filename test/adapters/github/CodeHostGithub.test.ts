@@ -1,4 +1,7 @@
 import { createHash } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
 import { Chunk, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
@@ -21,12 +24,23 @@ import {
 } from "./support.js"
 
 const gh = makeFakeGithub([WIDGET, SECRET, OTHER, FORK, ARCHIVED, FREE])
+const dirs: Array<string> = []
 beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
 afterEach(() => {
   gh.server.resetHandlers()
   gh.reset()
 })
-afterAll(() => gh.server.close())
+afterAll(() => {
+  gh.server.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** An adapter that keeps archives on disk, offers' cuts too, under a fresh DATA_DIR. */
+const offerKeeping = () => {
+  const dir = mkdtempSync(join(tmpdir(), "repomarket-cuts-"))
+  dirs.push(dir)
+  return githubHost({}, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(16 * 1024 * 1024) })
+}
 
 const none = Option.none<Redacted.Redacted<string>>()
 const token = (value: string) => Option.some(Redacted.make(value))
@@ -437,45 +451,48 @@ describe("CodeHostGithub: cut (an archive read whole and kept ahead of its deliv
   it.effect("answers the digest of the bytes it kept: the next archive of the commit is those bytes, with no request", () =>
     withHost(Effect.gen(function*() {
       const host = yield* CodeHost
-      const cut = yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))
+      const cut = yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN), "paid")
       expect(cut).toEqual(Option.some(digestOf(SECRET.tarball!)))
       expect(yield* host.archiveDigest(sauce, HEAD)).toEqual(cut)
       expect(tarballRequests()).toBe(1)
       const bytes = yield* Stream.runCollect(host.archive(sauce, HEAD, token(PRIVATE_TOKEN)))
       expect(Buffer.concat(Chunk.toArray(bytes)).equals(Buffer.from(SECRET.tarball!))).toBe(true)
       // A second cut of a commit already known asks nothing.
-      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).toEqual(cut)
+      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN), "paid")).toEqual(cut)
       expect(tarballRequests()).toBe(1)
     })))
 
   // An archive larger than the adapter keeps: CodeHostGithubCut.test.ts (a real socket; msw cannot cancel a body).
   it.effect("keeps nothing and reads nothing for a name that is not a commit id, or with nothing kept at all", () =>
     Effect.gen(function*() {
-      yield* withHost(Effect.flatMap(CodeHost, (host) => host.cut(sauce, "main", token(PRIVATE_TOKEN))).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))))
+      yield* withHost(Effect.flatMap(CodeHost, (host) => host.cut(sauce, "main", token(PRIVATE_TOKEN), "paid")).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))))
       yield* withHost(
-        Effect.flatMap(CodeHost, (host) => host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))),
+        Effect.flatMap(CodeHost, (host) => host.cut(sauce, HEAD, token(PRIVATE_TOKEN), "paid")).pipe(Effect.map((cut) => expect(cut).toEqual(Option.none()))),
         githubHost({ archiveCacheEntryBytes: 0 })
       )
       expect(tarballRequests()).toBe(0)
     }))
 
-  it.effect("ahead of any sale: with the server's credential it keeps off the quota's reserve (quota_reserved, nothing asked); with the listing's own token it goes", () =>
+  it.effect("an offer's, ahead of any sale: with the server's credential it keeps off the quota's reserve (quota_reserved, nothing asked); with the listing's own token it goes; a delivery's cut always goes", () =>
     withHost(Effect.gen(function*() {
       const host = yield* CodeHost
       const widgetRef = new RepoRef(widget)
       // 12 left of 60: exactly the reserve (20 %), so no spare call may go.
       gh.setQuota({ limit: 60, remaining: 12, resetEpochSeconds: Math.floor(Date.now() / 1000) + 600 })
-      const refused = yield* Effect.flip(host.cut(widgetRef, HEAD, none))
+      const refused = yield* Effect.flip(host.cut(widgetRef, HEAD, none, "offer"))
       expect(refused).toMatchObject({ reason: "quota_reserved" })
       expect(tarballRequests()).toBe(0)
-      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN))).toEqual(Option.some(digestOf(SECRET.tarball!)))
+      expect(yield* host.cut(sauce, HEAD, token(PRIVATE_TOKEN), "offer")).toEqual(Option.some(digestOf(SECRET.tarball!)))
       expect(tarballRequests()).toBe(1)
-    })))
+      // A delivery's cut is the paid delivery's own download: not a spare call.
+      expect(yield* host.cut(widgetRef, HEAD, none, "paid")).toEqual(Option.some(digestOf(WIDGET.tarball!)))
+      expect(tarballRequests()).toBe(2)
+    }), offerKeeping()))
 
   it.effect("fails as the archive does, and records nothing", () =>
     withHost(Effect.gen(function*() {
       const host = yield* CodeHost
-      const failure = yield* Effect.flip(host.cut(sauce, HEAD, token(OTHER_TOKEN)))
+      const failure = yield* Effect.flip(host.cut(sauce, HEAD, token(OTHER_TOKEN), "paid"))
       expect(failure._tag).toBe("CodeHostError")
       expect(yield* host.archiveDigest(sauce, HEAD)).toEqual(Option.none())
     })))

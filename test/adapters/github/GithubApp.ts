@@ -1,10 +1,11 @@
-import { ConfigProvider, Layer, Logger } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Layer, Logger } from "effect"
 import { http, HttpResponse } from "msw"
 import { CodeHostIdentityGithub } from "../../../adapters/github/CodeHostIdentityGithub.js"
 import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
 import { HttpLive } from "../../../app/AppLayer.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { BASE_URL, OFFLINE_SETTINGS, ServedAsNpmStart, testPorts } from "../../support/app.js"
+import { ClockSkew } from "../../support/purchase.js"
 import { configOf, githubHost } from "./support.js"
 
 export const OAUTH_CONFIG = { GITHUB_CLIENT_ID: "oauth-client-id", GITHUB_CLIENT_SECRET: "oauth-client-secret" }
@@ -45,7 +46,8 @@ export const facilitatorHandlers = [
 /**
  * The whole HTTP application, served as `npm start` serves it, with the GitHub adapter over the fake GitHub,
  * live payments through `FACILITATOR`, the app's own settings from `config` (TRUSTED_PROXIES set to loopback,
- * so a test names each client in X-Forwarded-For), and purchased archives kept on disk under `dataDir`.
+ * so a test names each client in X-Forwarded-For), and purchased archives kept on disk under `dataDir`. On a live
+ * clock a test can move forward with `ClockSkew`, as `PurchaseApp`'s.
  */
 export const GithubPurchaseApp = (dataDir: string, config: Record<string, string> = {}, tuning: Partial<GithubTuning> = {}) => {
   const settings = {
@@ -56,10 +58,23 @@ export const GithubPurchaseApp = (dataDir: string, config: Record<string, string
     ARCHIVE_CACHE_BYTES: String(256 * 1024 * 1024),
     ...config
   }
+  let skewMs = 0
+  const live = Clock.make()
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + skewMs,
+    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(skewMs) * 1_000_000n,
+    currentTimeMillis: Effect.sync(() => live.unsafeCurrentTimeMillis() + skewMs),
+    currentTimeNanos: Effect.sync(() => live.unsafeCurrentTimeNanos() + BigInt(skewMs) * 1_000_000n),
+    sleep: (duration) => live.sleep(duration)
+  }
+  const skew = Layer.succeed(ClockSkew, { advance: (by) => Effect.sync(() => void (skewMs += Duration.toMillis(by))) })
   return HttpLive.pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))),
     Layer.provideMerge(Layer.merge(testPorts({ repos: [], config: settings }), githubHost(tuning, settings))),
     Layer.provideMerge(ServedAsNpmStart()),
+    Layer.merge(skew),
+    Layer.provide(Layer.setClock(clock)),
     Layer.provide(Logger.remove(Logger.defaultLogger))
   )
 }

@@ -23,6 +23,7 @@ import {
   b64,
   bytesOf,
   challenge,
+  ClockSkew,
   expectProblemResponse,
   get,
   local,
@@ -201,8 +202,18 @@ describe("a paid purchase whose archive the code host will not give after the se
           // Charged and recorded: the sale is settled, once.
           expect(yield* onlySale(seller.accountId)).toMatchObject({ status: "settled", livemode: true })
 
-          // GitHub back: the receipt link delivers the commit paid for.
+          // GitHub back, but the failed cut is not tried again per request: asked at once, the receipt answers the
+          // same 503 with the time left, and GitHub is not asked.
           gh.setArchiveFailure(null)
+          const tarballCalls = gh.calls.filter((c) => c.url.pathname.includes("/tarball/")).length
+          const soon = yield* get(yield* local(receipt), { "x-forwarded-for": "203.0.113.20" })
+          yield* expectProblemResponse(soon, 503, "goods_unavailable")
+          const wait = Number(soon.headers.get("retry-after"))
+          expect(wait).toBeGreaterThan(0)
+          expect(wait).toBeLessThanOrEqual(Number(answer.headers.get("retry-after")))
+          expect(gh.calls.filter((c) => c.url.pathname.includes("/tarball/")).length).toBe(tarballCalls)
+          // After Retry-After, the receipt link delivers the commit paid for.
+          yield* Effect.flatMap(ClockSkew, (c) => c.advance(`${wait} seconds`))
           const again = yield* get(yield* local(receipt), { "x-forwarded-for": "203.0.113.20" })
           const bytes = yield* bytesOf(again)
           expect(again.status, bytes.toString("utf8").slice(0, 200)).toBe(200)

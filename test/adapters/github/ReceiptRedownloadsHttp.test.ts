@@ -221,7 +221,7 @@ describe("receipt re-downloads", () => {
         expect(archiveCalls()).toBe(1)
         // On disk under DATA_DIR/archives, named by a digest (never the repo's name or a token).
         const files = readdirSync(join(privateDir, "archives"))
-        expect(files.filter((f) => f.endsWith(".tar.gz"))).toHaveLength(1)
+        expect(files.filter((f) => f.endsWith(".sealed"))).toHaveLength(1)
         expect(files.join(" ")).not.toMatch(/secret|octo|github_pat/i)
       }))
   })
