@@ -103,7 +103,7 @@ const attack = async (url: string) => {
     totalBytes += answer.bytes
     maxMs = Math.max(maxMs, answer.ms)
   }
-  process.send!({ requests, statuses, maxBytes, totalBytes, maxMs } satisfies AttackStats)
+  return { requests, statuses, maxBytes, totalBytes, maxMs } satisfies AttackStats
 }
 
 const startAttacker = (url: string, body: string, headers: Readonly<Record<string, string>>) => {
@@ -244,7 +244,8 @@ const main = async () => {
 }
 
 if (values.attack !== undefined) {
-  attack(values.attack).then(() => process.exit(0), (e) => {
+  // Exits once the figures are sent: exiting at once can lose the message.
+  attack(values.attack).then((stats) => process.send!(stats, () => process.exit(0)), (e) => {
     console.error(e)
     process.exit(1)
   })
