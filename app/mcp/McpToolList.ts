@@ -98,7 +98,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
     name: "get_repo",
     title: "Preview a repository for sale",
     description:
-      "Free preview of one listed repository before buying: price (USD and USDC atomic units), chains, file tree, README, default branch and the commit a purchase would pin now, license, stars, checkout_url and test_checkout_url.",
+      "Free preview of one listed repository before buying: price (USD and USDC atomic units), chains, file tree, README, default branch and the commit a purchase would pin now, license, stars, checkout_url and test_checkout_url. A large README or tree comes as a preview (readme.truncated, tree.truncated); page_url (the resource_link) is the whole page as JSON.",
     inputSchema: {
       type: "object",
       properties: { repo: { type: "string", description: "owner/name as listed, e.g. octo-org/widget." } },
