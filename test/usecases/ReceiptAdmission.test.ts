@@ -6,7 +6,7 @@
  * within a budget of its own. The memory code host counts the calls that reach it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { Effect, Exit, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
 import type { Checkout } from "../../model/Checkout.js"
@@ -237,14 +237,28 @@ describe("provenance is read from what the ledger recorded, never by downloading
       expect(brief(yield* failureOf(provenance(`${token}x`)))).toMatchObject({ _tag: "NotFound" })
     })))
 
-  it.effect("a ledger that cannot record the archive does not hold back the goods (the next download records it)", () => {
+  it.effect("goods the code host cannot make now (the repository gone) record nothing: the provenance stays NotFound", () =>
+    run(Effect.gen(function*() {
+      const { sale, token } = yield* sold()
+      yield* Effect.flatMap(CodeHostMemoryControl, (c) => c.remove(WIDGET.owner, WIDGET.name))
+      const goods = yield* byReceipt(token)
+      expect(goods.digest).toBeNull()
+      expect(Exit.isFailure(yield* Effect.exit(Stream.runDrain(goods.body)))).toBe(true)
+      expect(yield* (yield* SaleLedger).findDigest(sale.id)).toStrictEqual(Option.none())
+      expect(brief(yield* failureOf(provenance(token)))).toMatchObject({ _tag: "NotFound" })
+    })))
+
+  it.effect("a ledger that cannot record the archive does not hold back the goods (the next download records it); the operator reads why", () => {
     let failing = true
+    const lines: Array<string> = []
+    const logger = Logger.make(({ message }) => void lines.push(Array.isArray(message) ? message.join(" ") : String(message)))
     return run(
       Effect.gen(function*() {
         const { sale, token } = yield* sold()
-        const goods = yield* byReceipt(token)
+        const goods = yield* byReceipt(token).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
         expect(goods.digest).not.toBeNull()
         expect(yield* (yield* SaleLedger).findDigest(sale.id)).toStrictEqual(Option.none())
+        expect(lines).toContain(`The archive delivered for sale ${sale.id} could not be recorded now; its provenance waits for the next download`)
         failing = false
         yield* byReceipt(token)
         expect(yield* (yield* SaleLedger).findDigest(sale.id)).toStrictEqual(Option.some(goods.digest))
