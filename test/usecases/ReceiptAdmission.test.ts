@@ -24,6 +24,7 @@ import { Purchases } from "../../usecases/Purchases.js"
 import {
   PROVENANCE_PER_CLIENT_PER_HOUR,
   PROVENANCE_PER_RECEIPT_PER_HOUR,
+  REDOWNLOADS_PER_CLIENT_PER_HOUR,
   REDOWNLOADS_PER_RECEIPT_PER_HOUR,
   Redownloads
 } from "../../usecases/Redownloads.js"
@@ -158,7 +159,7 @@ describe("the buyer's payment-identifier retry with ?updates=latest is counted",
     yield* store.insertCheckout(checkout)
     const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
     const requirement = quote.requirements.find((r) => r.chain === "base")!
-    return { checkout, payment: withId(yield* signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW)) }
+    return { listing, checkout, payment: withId(yield* signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW)) }
   })
   const pay = (checkout: Checkout, payment: SubmittedPayment, latest: boolean, client = CLIENT) =>
     Effect.flatMap(Purchases, (p) => p.pay(checkout.id, false, payment, client, latest))
@@ -178,6 +179,19 @@ describe("the buyer's payment-identifier retry with ?updates=latest is counted",
       expect((yield* pay(checkout, payment, false)).update).toBeNull()
       yield* TestClock.adjust(HOUR_MS)
       expect((yield* pay(checkout, payment, true)).update?.commitSha).toBe(NEW_SHA)
+    })))
+
+  it.effect(`against the client's budget too: an address that spent its ${REDOWNLOADS_PER_CLIENT_PER_HOUR} re-downloads an hour on receipt links gets RateLimited for the retry, with no code-host call; another address is served`, () =>
+    run(Effect.gen(function*() {
+      const { checkout, listing, payment } = yield* bought
+      yield* pay(checkout, payment, false)
+      yield* push(NEW_SHA)
+      const receipts = yield* Effect.forEach(Array.from({ length: REDOWNLOADS_PER_CLIENT_PER_HOUR / REDOWNLOADS_PER_RECEIPT_PER_HOUR }), () => sold(false, { listing, checkout }))
+      for (const { token } of receipts) yield* times(REDOWNLOADS_PER_RECEIPT_PER_HOUR, byReceipt(token, "198.51.100.50"))
+      const before = yield* calls
+      expect(yield* outcomes(1, pay(checkout, payment, true, "198.51.100.50"))).toEqual(["RateLimited"])
+      expect(yield* calls).toBe(before)
+      expect((yield* pay(checkout, payment, true, "198.51.100.51")).update?.commitSha).toBe(NEW_SHA)
     })))
 })
 

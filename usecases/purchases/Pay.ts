@@ -55,7 +55,7 @@ export const makePay = (
       if (Option.isSome(named)) {
         digest = paymentIdDigest(payment.network, named.value.payer, payment.paymentId)
         const prior = yield* ledger.findByPaymentId(payment.network, named.value.payer, digest)
-        if (Option.isSome(prior)) return yield* retry(prior.value, id, livemode, payment, latest)
+        if (Option.isSome(prior)) return yield* retry(prior.value, id, livemode, payment, latest, client)
       }
     }
 
@@ -82,7 +82,7 @@ export const makePay = (
       // Recorded by a copy of this payment that raced past the id lookup above: with the same id, the buyer's retry.
       const sameBuyerId = payment.paymentId !== undefined && known.value.payer === identity.payer &&
         known.value.paymentIdDigest === paymentIdDigest(payment.network, identity.payer, payment.paymentId)
-      return yield* (sameBuyerId ? retry(known.value, id, livemode, payment, latest) : alreadyPresented(known.value))
+      return yield* (sameBuyerId ? retry(known.value, id, livemode, payment, latest, client) : alreadyPresented(known.value))
     }
     // The offer this payment was made against (an x402 v2 client echoes the 402's signed offers) must name the
     // commit sold now: a push between the 402 and the payment, or an edited echo, is refused before anyone is
@@ -208,7 +208,7 @@ export const makePay = (
       if (!sameId(outcome.replay)) return yield* alreadyPresented(outcome.replay)
       // The same id: this request is the buyer's own retry, and the payment was checked for the terms.
       if (outcome.replay.checkoutId !== q.checkout.id) return yield* idConflict
-      return yield* (latest ? latestOf(outcome.replay) : recovered(outcome.replay, q.listing))
+      return yield* (latest ? latestOf(outcome.replay, client) : recovered(outcome.replay, q.listing))
     }
     // The listing this purchase was quoted from is the sale's own (the sale was recorded from it).
     return yield* goodsOf(outcome.settled, outcome.settlement, q.listing, token)

@@ -77,9 +77,12 @@ export const makeRecovery = (
   const recovered = (existing: Sale, held?: Listing) =>
     Effect.flatMap(settledOf(existing), (sale) => goodsOf(sale, settlementOf(sale), held))
 
-  /** The same retry asking for the listing's current commit: an update within the sale's window, or the refusal. */
-  const latestOf = (existing: Sale) =>
-    Effect.flatMap(settledOf(existing), (sale) => Effect.flatMap(updates.eligible(sale), (listing) => updates.deliverLatest(sale, listing)))
+  /**
+   * The same retry asking for the listing's current commit: an update within the sale's window, or the refusal. An
+   * update delivered this way spends the sale's and `client`'s re-download budgets like any receipt route.
+   */
+  const latestOf = (existing: Sale, client: string) =>
+    Effect.flatMap(settledOf(existing), (sale) => Effect.flatMap(updates.eligible(sale), (listing) => updates.deliverLatest(sale, listing, client)))
 
   /** The keyed digest a payment-identifier id is stored as: a leaked ledger does not reveal ids. */
   const paymentIdDigest = (network: string, payer: string, id: Redacted.Redacted<string>) =>
@@ -91,13 +94,13 @@ export const makeRecovery = (
    * no facilitator; its time window is not (a retry may come after the authorization lapsed). With `latest`, the
    * listing's current commit within the sale's update window instead of the commit paid for.
    */
-  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment, latest: boolean) {
+  const retry = Effect.fnUntraced(function*(sale: Sale, id: string, livemode: boolean, payment: SubmittedPayment, latest: boolean, client: string) {
     if (sale.checkoutId !== id || sale.livemode !== livemode || payment.network !== sale.network) return yield* idConflict
     const claimed = Option.getOrNull(payment.accepted)
     if (claimed !== null && !matchesTerms(sale.chain, claimed, sale)) return yield* idConflict
     const terms = { network: sale.network, asset: sale.asset, amount: sale.amount, payTo: sale.payTo, extra: chains.facts(sale.chain, sale.livemode).extra }
     yield* chains.checkPayment(sale.chain, payment.payload, terms, Option.none()).pipe(Effect.mapError(() => idConflict))
-    return yield* (latest ? latestOf(sale) : recovered(sale))
+    return yield* (latest ? latestOf(sale, client) : recovered(sale))
   })
 
   return { settlementUnknown, idConflict, alreadyPresented, recovered, latestOf, paymentIdDigest, retry } as const
