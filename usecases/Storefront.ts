@@ -120,7 +120,8 @@ export class Storefront extends Effect.Service<Storefront>()("repomarket/Storefr
     const repoPage = Effect.fn("Storefront.repoPage")(function*(owner: string, name: string, client?: string) {
       const missing = new NotFound({ detail: `${owner}/${name} is not listed.` })
       if (!isPlausibleOwner(owner) || !isPlausibleRepoName(name)) return yield* missing
-      const listing = yield* Effect.flatten(store.findLive(owner, name)).pipe(Effect.mapError(() => missing))
+      // Only "no such listing" is a 404: a storage failure flows on (the app answers it 503 database_unavailable).
+      const listing = yield* Effect.flatMap(store.findLive(owner, name), Option.match({ onNone: () => Effect.fail(missing), onSome: Effect.succeed }))
       const token = yield* listings.tokenOf(listing)
       const preview = yield* Effect.gen(function*() {
         const info = yield* host.repo(listing.repo, token)

@@ -5,8 +5,9 @@ import type { FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
 import type { StoragePorts } from "../../app/AppLayer.js"
 import { ListingCatalog } from "../../ports/ListingCatalog.js"
+import { ListingStore } from "../../ports/ListingStore.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { BASE_URL, BASE_WALLET, call, DEFAULT_REPOS, TestApp } from "../support/app.js"
+import { BASE_URL, BASE_WALLET, call, DEFAULT_REPOS, signInWithKey, TestApp } from "../support/app.js"
 import { callFrom } from "../support/clients.js"
 import { origin, PurchaseApp, REAL_TIME, sell } from "../support/purchase.js"
 import { callTool, embeddedArchive, payThroughMcp } from "./doors.js"
@@ -243,17 +244,28 @@ describe("MCP and HTTP share the process's one catalog gate", () => {
 
 /** The failure the next catalog search fails with (once), if any. */
 let nextSearchFailure: StorageError | null = null
+/** The failure the next live-listing lookup (a repo page's) fails with (once), if any. */
+let nextFindLiveFailure: StorageError | null = null
 
 const FailingStorage = Layer.effectContext(Effect.gen(function*() {
   const ctx = yield* Effect.context<StoragePorts>()
   const catalog = Context.get(ctx, ListingCatalog)
-  return Context.add(ctx, ListingCatalog, {
+  const store = Context.get(ctx, ListingStore)
+  return Context.add(Context.add(ctx, ListingCatalog, {
     ...catalog,
     search: (query) =>
       Effect.suspend(() => {
         const failure = nextSearchFailure
         nextSearchFailure = null
         return failure === null ? catalog.search(query) : Effect.fail(failure)
+      })
+  }), ListingStore, {
+    ...store,
+    findLive: (owner, name) =>
+      Effect.suspend(() => {
+        const failure = nextFindLiveFailure
+        nextFindLiveFailure = null
+        return failure === null ? store.findLive(owner, name) : Effect.fail(failure)
       })
   })
 })).pipe(Layer.provide(StorageMemory))
@@ -279,6 +291,27 @@ describe("a storage failure over MCP", () => {
 
         // The store answering again, so do the tools.
         expect((yield* callTool("search_listings", {})).isError).not.toBe(true)
+      }))
+
+    it.effect("on a repo page is 503 database_unavailable over HTTP (JSON and HTML) and MCP get_repo alike, never a 404 'not listed'", () =>
+      Effect.gen(function*() {
+        const { key } = yield* signInWithKey("page-outage@example.com")
+        expect((yield* call("POST", "/repos", { token: key, body: { host_url: "https://github.com/octo-org/widget", price_usd: "1.00", wallet_base: BASE_WALLET } })).status).toBe(201)
+        const outage = () => { nextFindLiveFailure = new StorageError({ unavailable: true, message: "Failed to execute statement" }) }
+
+        outage()
+        const json = yield* call("GET", "/r/octo-org/widget", { headers: { accept: "application/json" } })
+        expect({ status: json.status, code: json.json?.code, retryAfter: json.headers["retry-after"] }).toEqual({ status: 503, code: "database_unavailable", retryAfter: "5" })
+        outage()
+        const html = yield* call("GET", "/r/octo-org/widget", { headers: { accept: "text/html" } })
+        expect(html.status).toBe(503)
+        expect(html.text).not.toMatch(/not listed/i)
+        outage()
+        const tool = yield* callTool("get_repo", { repo: "octo-org/widget" })
+        expect(tool).toMatchObject({ isError: true, structuredContent: { status: 503, code: "database_unavailable", retry_after_seconds: 5 } })
+
+        // Answering again: the page is there.
+        expect((yield* call("GET", "/r/octo-org/widget", { headers: { accept: "application/json" } })).status).toBe(200)
       }))
   })
 })
