@@ -7,6 +7,7 @@ import type { Settlement } from "../../ports/PaymentFacilitator.js"
 import type { Goods, Purchases, Quote } from "../../usecases/Purchases.js"
 import type { Redownloads, SiwxChallenge } from "../../usecases/Redownloads.js"
 import type { AtTheEdge } from "../Unavailable.js"
+import { clientAddress } from "./ClientAddress.js"
 import { offersExtension } from "../../codec/OfferReceipt.js"
 import { siwxExtensions } from "../../codec/SiwxWire.js"
 import { CHECKOUT_EXTENSIONS, encodeHeader, GOODS_MIME_TYPE, paymentRequiredV1Body, paymentRequiredV2 } from "../../codec/Wire.js"
@@ -132,7 +133,8 @@ export const makeOfferOf = (purchases: AtTheEdge<Purchases>, redownloads: AtTheE
       onNone: () => Effect.fail(e),
       onSome: (siwx) => Effect.succeed(unpayable(e, siwx))
     }))
-  return purchases.quote(id, livemode).pipe(
+  // The client's address bounds how many archive cuts its 402s may start (see ArchiveCuts).
+  return Effect.flatMap(clientAddress, (client) => purchases.quote(id, livemode, client)).pipe(
     Effect.flatMap((quote) => Effect.flatMap(redownloads.challenge(quote.checkout, livemode), (siwx) => render(quote, siwx))),
     Effect.catchTags({ CheckoutGone: orUnpayable, NotSelling: orUnpayable, PaymentsUnavailable: orUnpayable })
   )

@@ -69,7 +69,7 @@ export const PagesHandlers = HttpApiBuilder.group(Api, "pages", (handlers) =>
       .handle("repoPage", ({ path }) =>
         Effect.gen(function*() {
           yield* varyAccept
-          const page = Effect.zipRight(countPage, storefront.repoPage(path.owner, path.repo))
+          const page = Effect.zipRight(countPage, Effect.flatMap(clientAddress, (client) => storefront.repoPage(path.owner, path.repo, client)))
           if (!(yield* wantsHtml)) return yield* Effect.map(page, (p) => repoPageView(p, baseUrl))
           return yield* page.pipe(
             Effect.map((p) => repoPageHtml(p, baseUrl)),

@@ -94,7 +94,7 @@ export const makeMcpTools = Effect.gen(function*() {
         return yield* InvalidInput.forField("repo", "must be owner/name, e.g. octo-org/widget")
       }
       yield* charge(1)
-      return repoResult(repoPageView(yield* storefront.repoPage(owner, name), baseUrl), baseUrl)
+      return repoResult(repoPageView(yield* storefront.repoPage(owner, name, yield* clientAddress), baseUrl), baseUrl)
     })
 
   const buy = (args: unknown, meta: Readonly<Record<string, unknown>> | undefined) =>
