@@ -86,7 +86,12 @@ const delivery = (goods: Goods, version: 1 | 2 | null, request: HttpServerReques
       yield* Effect.logWarning(`Paid goods of sale ${goods.sale.id} could not be fetched from the code host (${started.left.reason}): 503 goods_unavailable with the receipt link`)
       return goodsUnavailable(goods, started.left, receipt)
     }
-    return HttpServerResponse.stream(abortOnFailure(started.right, request), options)
+    // Streamed bytes whose digest is known are checked against it as they go (a mismatch aborts the response), so
+    // their length is the digest's: the client learns it up front, as for an archive sent in one write.
+    return HttpServerResponse.stream(
+      abortOnFailure(started.right, request),
+      goods.digest === null ? options : { ...options, contentLength: goods.digest.size }
+    )
   })
 
 /** Blockhash requests a client address may make a minute: a few per purchase, never a free RPC proxy. */
