@@ -146,9 +146,12 @@ describe("settle: which statuses are answers", () => {
         expect(yield* settle({ success: false, errorReason: "invalid_transaction_state" }, status), String(status))
           .toEqual(Either.right({ success: false, transaction: null, network: NETWORK, payer: null, errorReason: "invalid_transaction_state" }))
       }
-      // Even one claiming success is a refusal: a 4xx never settles.
+      // Even one claiming success is a refusal: a 4xx never settles. The transaction it names is kept (a refusal
+      // naming a broadcast transaction leaves the sale pending, for the chain to decide).
       expect(yield* settle({ ...settled, errorReason: "nope" }, 400))
-        .toEqual(Either.right({ success: false, transaction: null, network: NETWORK, payer: PAYER, errorReason: "nope" }))
+        .toEqual(Either.right({ success: false, transaction: settled.transaction, network: NETWORK, payer: PAYER, errorReason: "nope" }))
+      expect(yield* settle({ success: false, errorReason: "settlement_pending", transaction: 7 }, 400))
+        .toEqual(Either.right({ success: false, transaction: null, network: NETWORK, payer: null, errorReason: "settlement_pending" }))
       // Fields of the wrong type are left out of a refusal.
       expect(yield* settle({ success: "false", errorReason: 7, payer: 7 }, 400))
         .toEqual(Either.right({ success: false, transaction: null, network: NETWORK, payer: null, errorReason: "settle_failed" }))
