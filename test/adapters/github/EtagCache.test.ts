@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { credentialKey, EtagCache } from "../../../adapters/github/EtagCache.js"
+import { GONE_FRESH_MS } from "../../../adapters/github/GoneRepos.js"
 import { CodeHost } from "../../../ports/CodeHost.js"
 import { makeFakeGithub } from "./FakeGithub.js"
 import { FREE, githubHost, PRIVATE_TOKEN, SECRET, WIDGET } from "./support.js"
@@ -86,12 +87,14 @@ describe("ETag cache (through the adapter)", () => {
       expect(gh.calls).toHaveLength(4)
     }).pipe(Effect.provide(githubHost())))
 
-  it.effect("failures are not cached", () =>
+  it.effect("a repository GitHub says is missing is taken as gone for GONE_FRESH_MS (as a found one is served from the cache), then asked again", () =>
     Effect.gen(function*() {
       const host = yield* CodeHost
       const missing = { owner: "octo-org", name: "later" }
-      yield* Effect.flip(host.repo(missing, none))
+      expect(yield* Effect.flip(host.repo(missing, none))).toMatchObject({ reason: "repo_not_found" })
       gh.put({ owner: "octo-org", name: "later" })
+      expect(yield* Effect.flip(host.repo(missing, none))).toMatchObject({ reason: "repo_not_found" })
+      yield* TestClock.adjust(GONE_FRESH_MS + 1)
       expect((yield* host.repo(missing, none)).ref.name).toBe("later")
     }).pipe(Effect.provide(githubHost())))
 })
