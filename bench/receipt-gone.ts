@@ -18,15 +18,13 @@
  * GET <receipt>, as many GET <receipt>/latest. Counted: GitHub requests per phase. Last, an honest buyer of
  * another listing pays live: does it get its goods?
  */
-import { execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { request } from "node:http"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
-import type { Hex } from "viem"
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { startFakeGithubServer } from "../test/support/fakeGithubServer.js"
+import { fetchFrom, paymentFor, postJson, receiptLink, serverEnv, signIn, spawnedServer } from "./spawnedServer.js"
 import { BENCH_WALLET, fmt, freePort, runMain, section, startLoopbackFacilitator, startWatchdog } from "./support.js"
 
 const { values } = parseArgs({
@@ -44,82 +42,12 @@ startWatchdog(900)
 
 const HERE = join(import.meta.dirname, "..")
 const ROOT = values.root === undefined ? HERE : resolve(values.root)
-const sleep = (n: number) => new Promise((r) => setTimeout(r, n))
-/** The node flags `npm start` gives the server (package.json), so the server here runs as it does there. */
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start as string)
-  .split(/\s+/).filter((arg) => arg.startsWith("--"))
 const commitOf = (dir: string) => {
   try {
     return execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
   } catch {
     return "unknown"
   }
-}
-
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly text: string
-}
-
-/** A GET from a given loopback source address: the server sees it as that client. */
-const fetchFrom = (url: string, client: string, headers: Record<string, string> = {}) =>
-  new Promise<Answer>((done) => {
-    const req = request(url, { localAddress: client, agent: false, headers }, (res) => {
-      const head: Array<Buffer> = []
-      let size = 0
-      res.on("data", (c: Buffer) => {
-        if (size < 4096) head.push(c)
-        size += c.length
-      })
-      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(head).toString("utf8").slice(0, 4096) }))
-      res.on("error", () => done({ status: -1, headers: res.headers, text: "" }))
-    })
-    req.on("error", (e) => done({ status: 0, headers: {}, text: e.message }))
-    req.end()
-  })
-
-const postJson = async (url: string, body: unknown, token?: string) => {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-    body: JSON.stringify(body)
-  })
-  return { status: res.status, text: await res.text() }
-}
-
-const transferWithAuthorization = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
-
-/** A PAYMENT-SIGNATURE for `checkoutUrl` on `network` by a new wallet, as the official client signs (EIP-3009, x402 v2). */
-const paymentFor = async (checkoutUrl: string, client: string, network: "eip155:8453" | "eip155:84532") => {
-  const offer = await fetchFrom(checkoutUrl, client)
-  if (offer.status !== 402) throw new Error(`${checkoutUrl}: expected 402, got ${offer.status} ${offer.text}`)
-  const required = JSON.parse(Buffer.from(String(offer.headers["payment-required"]), "base64").toString("utf8"))
-  const accepted = required.accepts.find((a: { network: string }) => a.network === network)
-  const buyer = privateKeyToAccount(generatePrivateKey())
-  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600)
-  const message = {
-    from: buyer.address,
-    to: accepted.payTo as Hex,
-    value: BigInt(accepted.amount),
-    validAfter: 0n,
-    validBefore,
-    nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
-  }
-  const chainId = Number(network.split(":")[1])
-  const domain = { name: accepted.extra.name, version: accepted.extra.version, chainId, verifyingContract: accepted.asset as Hex }
-  const signature = await buyer.signTypedData({ domain, types: transferWithAuthorization, primaryType: "TransferWithAuthorization", message })
-  const payload = { signature, authorization: { ...message, value: String(message.value), validAfter: "0", validBefore: String(validBefore) } }
-  return Buffer.from(JSON.stringify({ x402Version: 2, resource: required.resource, accepted, payload })).toString("base64")
 }
 
 const main = async () => {
@@ -138,60 +66,13 @@ const main = async () => {
     const origin = `http://127.0.0.1:${port}`
     const dataDir = mkdtempSync(join(tmpdir(), "repomarket-gone-"))
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      PORT: String(port),
-      BASE_URL: origin,
-      DATA_DIR: dataDir,
-      GITHUB_API_URL: github.url,
-      X402_FACILITATOR_URL: facilitator.url,
-      BASE_RPC_URL: "off",
-      SOLANA_RPC_URL: "off",
-      LOG_LEVEL: "WARN"
-    }
-    let output = ""
-    /** Starts the server; answers a function that stops it (and waits until it has exited). */
-    const boot = async () => {
-      const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [...START_FLAGS, "hosts/node/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
-      child.stdout!.on("data", (c) => (output += c))
-      child.stderr!.on("data", (c) => (output += c))
-      const kill = () => {
-        try {
-          process.kill(-child.pid!, "SIGKILL")
-        } catch {
-          // gone already
-        }
-      }
-      cleanups.push(kill)
-      const t0 = performance.now()
-      for (;;) {
-        const ok = await fetch(`${origin}/healthz`).then((r) => r.status === 200, () => false)
-        if (ok) break
-        if (child.exitCode !== null || performance.now() - t0 > 180_000) throw new Error(`the server did not start:\n${output}`)
-        await sleep(200)
-      }
-      return async () => {
-        kill()
-        while (child.exitCode === null && child.signalCode === null) await sleep(50)
-      }
-    }
-    const stop = await boot()
+    const env = serverEnv({ port, dataDir, githubUrl: github.url, facilitatorUrl: facilitator.url })
+    const server = spawnedServer(ROOT, env, cleanups)
+    const stop = await server.boot()
 
     // The attacker's free account: the sign-in link from the server's log (no SMTP_URL), then two listings
     // (its own repo, with updates; and, as another seller would, somebody else's).
-    const asked = await postJson(`${origin}/auth/magic-link`, { email: "mallory@example.com" })
-    if (asked.status !== 202) throw new Error(`magic link: ${asked.status} ${asked.text}`)
-    let link = ""
-    for (let waited = 0; link === ""; waited += 50) {
-      const match = /\/auth\/verify\?token=([A-Za-z0-9_-]+)/.exec(output)
-      if (match) link = match[1]!
-      else if (waited > 15_000) throw new Error(`no sign-in link in the server's log:\n${output}`)
-      else await sleep(50)
-    }
-    const verified = await postJson(`${origin}/auth/verify`, { token: link })
-    if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${verified.text}`)
-    const session = JSON.parse(verified.text).access_token as string
+    const session = await signIn(origin, "mallory@example.com", server.output)
     const list = async (owner: string, name: string) => {
       const listed = await postJson(`${origin}/repos`, { host_url: `https://github.com/${owner}/${name}`, price_usd: "0.75", wallet_base: BENCH_WALLET, updates_days: 30 }, session)
       if (listed.status !== 201) throw new Error(`listing ${name}: ${listed.status} ${listed.text}`)
@@ -203,11 +84,11 @@ const main = async () => {
     // Bought on the test twin (no money), then the repository deleted on GitHub.
     const bought = await fetchFrom(own.test_checkout_url, "127.0.0.2", { "payment-signature": await paymentFor(own.test_checkout_url, "127.0.0.2", "eip155:84532") })
     if (bought.status !== 200) throw new Error(`test-twin purchase: ${bought.status} ${bought.text}`)
-    const receipt = /^<([^>]+)>; rel="receipt"$/.exec(String(bought.headers["link"] ?? ""))?.[1]
+    const receipt = receiptLink(bought)
     if (receipt === undefined) throw new Error("no receipt link")
     github.remove("mallory", "gone")
     await stop()
-    await boot()
+    await server.boot()
 
     section(`receipt requests of a deleted repository: server ${values.root === undefined ? "this checkout" : values.root} (${commitOf(ROOT)}), ${REQUESTS} requests each, each from another address`)
     const rows: Array<[string, string, string]> = []

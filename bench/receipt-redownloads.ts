@@ -26,17 +26,14 @@
  * download to its last byte, split by where the archive came from (the code host, when the fake GitHub saw
  * an archive request during it; else kept by the server).
  */
-import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { request } from "node:http"
+import { mkdtempSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readable } from "node:stream"
 import { parseArgs } from "node:util"
-import type { Hex } from "viem"
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { startFakeGithubServer } from "../test/support/fakeGithubServer.js"
-import { BENCH_WALLET, fmt, freePort, median, ms, runMain, section, startLoopbackFacilitator, startWatchdog } from "./support.js"
+import { type Answer, fetchFrom, paymentFor, postJson, receiptLink, serverEnv, signIn, spawnedServer } from "./spawnedServer.js"
+import { BENCH_WALLET, fmt, freePort, median, ms, runMain, section, startLoopbackFacilitator, startWatchdog, teardown } from "./support.js"
 
 const { values } = parseArgs({
   options: {
@@ -57,10 +54,6 @@ const SHA = "0123456789abcdef0123456789abcdef01234567"
 const ARCHIVE_BYTES = Math.round(MIB * 1024 * 1024)
 /** The limits as documented (README, usecases/Redownloads.ts): what the run is read against. */
 const DOCUMENTED = "10 re-downloads per receipt an hour, 30 per client address an hour, 2 at once per receipt (429 + Retry-After)"
-const sleep = (n: number) => new Promise((r) => setTimeout(r, n))
-/** The node flags `npm start` gives the server (package.json), so the server here runs as it does there. */
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start as string)
-  .split(/\s+/).filter((arg) => arg.startsWith("--"))
 
 /** The archive's bytes, made once: printable noise (nothing checks that it is gzip). */
 const ARCHIVE = (() => {
@@ -79,81 +72,6 @@ const repo = (name: string) => ({
   files: { "README.md": `# ${name}\n` },
   tarball: () => Readable.from(chunks())
 })
-
-// ---------------------------------------------------------------------------------------------------------
-// Requests from a given loopback address.
-
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly bytes: number
-  readonly text: string
-  readonly ms: number
-}
-
-const fetchFrom = (url: string, client: string, headers: Record<string, string> = {}) =>
-  new Promise<Answer>((resolve) => {
-    const t0 = performance.now()
-    const req = request(url, { localAddress: client, agent: false, headers }, (res) => {
-      let bytes = 0
-      const head: Array<Buffer> = []
-      res.on("data", (c: Buffer) => {
-        if (bytes < 4096) head.push(c)
-        bytes += c.length
-      })
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, text: Buffer.concat(head).toString("utf8").slice(0, 4096), ms: performance.now() - t0 }))
-      res.on("error", () => resolve({ status: -1, headers: res.headers, bytes, text: "", ms: performance.now() - t0 }))
-    })
-    req.on("error", (e) => resolve({ status: 0, headers: {}, bytes: 0, text: e.message, ms: performance.now() - t0 }))
-    req.end()
-  })
-
-const postJson = async (url: string, body: unknown, token?: string) => {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-    body: JSON.stringify(body)
-  })
-  return { status: res.status, text: await res.text() }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Payments: a new wallet for every purchase, signed as the official client signs (EIP-3009, x402 v2).
-
-const transferWithAuthorization = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" }
-  ]
-} as const
-
-const paymentFor = async (checkoutUrl: string, client: string) => {
-  const offer = await fetchFrom(checkoutUrl, client)
-  if (offer.status !== 402) throw new Error(`${checkoutUrl}: expected 402, got ${offer.status} ${offer.text}`)
-  const required = JSON.parse(Buffer.from(String(offer.headers["payment-required"]), "base64").toString("utf8"))
-  const accepted = required.accepts.find((a: { network: string }) => a.network === "eip155:8453")
-  const buyer = privateKeyToAccount(generatePrivateKey())
-  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600)
-  const message = {
-    from: buyer.address,
-    to: accepted.payTo as Hex,
-    value: BigInt(accepted.amount),
-    validAfter: 0n,
-    validBefore,
-    nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex
-  }
-  const domain = { name: accepted.extra.name, version: accepted.extra.version, chainId: 8453, verifyingContract: accepted.asset as Hex }
-  const signature = await buyer.signTypedData({ domain, types: transferWithAuthorization, primaryType: "TransferWithAuthorization", message })
-  const payload = { signature, authorization: { ...message, value: String(message.value), validAfter: "0", validBefore: String(validBefore) } }
-  return Buffer.from(JSON.stringify({ x402Version: 2, resource: required.resource, accepted, payload })).toString("base64")
-}
-
-// ---------------------------------------------------------------------------------------------------------
 
 interface Download extends Answer {
   /** Archive requests the fake GitHub saw while this one ran (tarball redirect + codeload). */
@@ -176,52 +94,14 @@ const main = async () => {
     const origin = `http://127.0.0.1:${port}`
     const dataDir = mkdtempSync(join(tmpdir(), "repomarket-receipts-"))
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      PORT: String(port),
-      BASE_URL: origin,
-      DATA_DIR: dataDir,
-      GITHUB_API_URL: github.url,
-      X402_FACILITATOR_URL: facilitator.url,
-      BASE_RPC_URL: "off",
-      SOLANA_RPC_URL: "off",
-      LOG_LEVEL: "WARN"
-    }
+    const env = serverEnv({ port, dataDir, githubUrl: github.url, facilitatorUrl: facilitator.url })
     if (process.env.ARCHIVE_CACHE_BYTES !== undefined) env.ARCHIVE_CACHE_BYTES = process.env.ARCHIVE_CACHE_BYTES
-    const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [...START_FLAGS, "hosts/node/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
-    let output = ""
-    child.stdout!.on("data", (c) => (output += c))
-    child.stderr!.on("data", (c) => (output += c))
-    cleanups.push(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL")
-      } catch {
-        // gone already
-      }
-    })
+    const server = spawnedServer(ROOT, env, cleanups)
     const bootStarted = performance.now()
-    for (;;) {
-      const ok = await fetch(`${origin}/healthz`).then((r) => r.status === 200, () => false)
-      if (ok) break
-      if (child.exitCode !== null || performance.now() - bootStarted > 180_000) throw new Error(`the server did not start:\n${output}`)
-      await sleep(200)
-    }
+    await server.boot()
 
     // A seller: the sign-in link from the server's log (no SMTP_URL), an access token, three listings.
-    const email = "bench-receipts@example.com"
-    const asked = await postJson(`${origin}/auth/magic-link`, { email })
-    if (asked.status !== 202) throw new Error(`magic link: ${asked.status} ${asked.text}`)
-    let token = ""
-    for (let waited = 0; token === ""; waited += 50) {
-      const match = /\/auth\/verify\?token=([A-Za-z0-9_-]+)/.exec(output)
-      if (match) token = match[1]!
-      else if (waited > 15_000) throw new Error(`no sign-in link in the server's log:\n${output}`)
-      else await sleep(50)
-    }
-    const verified = await postJson(`${origin}/auth/verify`, { token })
-    if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${verified.text}`)
-    const session = JSON.parse(verified.text).access_token as string
+    const session = await signIn(origin, "bench-receipts@example.com", server.output)
     const list = async (name: string) => {
       const listed = await postJson(`${origin}/repos`, { host_url: `https://github.com/bench/${name}`, price_usd: "0.75", wallet_base: BENCH_WALLET }, session)
       if (listed.status !== 201) throw new Error(`listing ${name}: ${listed.status} ${listed.text}`)
@@ -242,8 +122,7 @@ const main = async () => {
       const header = await paymentFor(url, client)
       const bought = await tracked(url, client, { "payment-signature": header })
       purchases.push(bought)
-      const link = String(bought.headers["link"] ?? "")
-      const receipt = /^<([^>]+)>; rel="receipt"$/.exec(link)?.[1]
+      const receipt = receiptLink(bought)
       return { bought, receipt }
     }
 
@@ -286,7 +165,7 @@ const main = async () => {
     // Warm-up, not counted: one purchase and one re-download of a third listing of the same size (the first
     // request down each path compiles it; without this the first purchase would measure that, not the code host).
     const warm = await fetchFrom(warmCheckout, "127.0.9.1", { "payment-signature": await paymentFor(warmCheckout, "127.0.9.1") })
-    const warmReceipt = /^<([^>]+)>; rel="receipt"$/.exec(String(warm.headers["link"] ?? ""))?.[1]
+    const warmReceipt = receiptLink(warm)
     if (warm.status !== 200 || warmReceipt === undefined) throw new Error(`warm-up purchase: ${warm.status} ${warm.text}`)
     await fetchFrom(warmReceipt, "127.0.9.1")
     const setupArchive = archiveRequests()
@@ -294,7 +173,7 @@ const main = async () => {
 
     section(`receipt re-downloads: ${MIB} MiB archive (${fmt(ARCHIVE_BYTES)} bytes), ${REQUESTS} requests in a row`)
     console.log(`  ${new Date().toISOString()}, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
-    console.log(`  server: tsx ${START_FLAGS.join(" ")} hosts/node/main.ts on PGlite in a temporary DATA_DIR; ARCHIVE_CACHE_BYTES=${process.env.ARCHIVE_CACHE_BYTES ?? "unset (server default)"}; started in ${fmt((performance.now() - bootStarted) / 1000, 1)} s`)
+    console.log(`  server: tsx ${server.flags.join(" ")} hosts/node/main.ts on PGlite in a temporary DATA_DIR; ARCHIVE_CACHE_BYTES=${process.env.ARCHIVE_CACHE_BYTES ?? "unset (server default)"}; started in ${fmt((performance.now() - bootStarted) / 1000, 1)} s`)
     console.log(`  documented limits: ${DOCUMENTED}`)
 
     // A. One receipt link, N times in a row, one address.
@@ -387,14 +266,7 @@ const main = async () => {
     console.log(`  (before the phases, listing 3 repos and the warm-up purchase cost ${setupOther} other and ${setupArchive} archive requests; archive requests`)
     console.log(`   are the tarball endpoint's 302 and codeload's download: 2 per archive fetched; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")})`)
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup()
-      } catch (e) {
-        console.error("cleanup failed:", e)
-      }
-    }
-    console.log(`  done in ${fmt((performance.now() - started) / 1000, 1)} s`)
+    await teardown(cleanups, started)
   }
 }
 
