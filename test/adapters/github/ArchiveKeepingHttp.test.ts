@@ -7,17 +7,15 @@
  * least-recently-used store and the page view pushed the paid archive out: the receipt answered 503 for good.
  * The paid archive on disk is sealed: the private tarball's text is nowhere in the clear.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { BASE_WALLET, call } from "../../support/app.js"
 import { acceptedOf, b64, bytesOf, challenge, get, local, origin, REAL_TIME, receiptOf, sell, signEvm } from "../../support/purchase.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
 import { HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
 
 const MiB = 1024 * 1024
@@ -35,20 +33,7 @@ const PAID: GhRepo = {
 const BAIT: GhRepo = { owner: "Mallory", name: "big-bait", sha: HEAD, description: "bait", tarball: tarballBytes(3 * MiB) }
 
 const gh = makeFakeGithub([PAID, BAIT])
-const dataDir = mkdtempSync(join(tmpdir(), "repomarket-keeping-http-"))
-beforeAll(() => {
-  gh.server.listen({
-    onUnhandledRequest: (request, print) => {
-      if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
-    }
-  })
-  gh.server.use(...facilitatorHandlers)
-})
-afterEach(() => gh.reset())
-afterAll(() => {
-  gh.server.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const dataDir = serveFakeGithub(gh, "repomarket-keeping-http-").dataDir()
 
 const downloadsOf = (repo: GhRepo) => gh.calls.filter((c) => c.url.pathname.startsWith(`/${repo.owner}/${repo.name}/legacy.tar.gz`)).length
 

@@ -9,14 +9,10 @@
  * `goods_unavailable` carrying the receipt link, never a closed socket; the sale stays settled and the
  * receipt delivers once GitHub is back.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpResponse } from "msw"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { BASE_WALLET } from "../../support/app.js"
 import {
   acceptedOf,
@@ -35,29 +31,11 @@ import {
   unb64
 } from "../../support/purchase.js"
 import { makeFakeGithub } from "./FakeGithub.js"
-import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
 import { WIDGET } from "./support.js"
 
 const gh = makeFakeGithub([WIDGET])
-const dirs: Array<string> = []
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-quota-"))
-  dirs.push(dir)
-  return dir
-}
-beforeAll(() => {
-  gh.server.listen({
-    onUnhandledRequest: (request, print) => {
-      if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
-    }
-  })
-  gh.server.use(...facilitatorHandlers)
-})
-afterEach(() => gh.reset())
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const { dataDir } = serveFakeGithub(gh, "repomarket-quota-")
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600
 const LIMIT = 5000

@@ -11,13 +11,9 @@
  * Now: every receipt route is admitted by the sale's limits before GitHub is asked; a provenance is read from the
  * archive the ledger recorded at delivery (its own budget); what GitHub says is gone is remembered for 10 minutes.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { BASE_WALLET, call } from "../../support/app.js"
 import {
   acceptedOf,
@@ -35,7 +31,7 @@ import {
 } from "../../support/purchase.js"
 import { callTool } from "../../mcp/doors.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
 import { HEAD, tarballBytes } from "./support.js"
 
 const OWN_TOKEN = ["github", "pat", "fake", "own", "0039"].join("_")
@@ -58,27 +54,8 @@ const HONEST: GhRepo = { owner: "Honest-Org", name: "tool", sha: HEAD, descripti
 const UPDATED: GhRepo = { owner: "Octo-Org", name: "updated-thing", sha: HEAD, tree: [{ path: "b.txt", type: "blob", size: 1 }], tarball: tarballBytes(20_000) }
 
 const gh = makeFakeGithub([OWN_PRIVATE, OWN_PUBLIC, HONEST, UPDATED])
-const dirs: Array<string> = []
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-amplifiers-"))
-  dirs.push(dir)
-  return dir
-}
-beforeAll(() => {
-  gh.server.listen({
-    onUnhandledRequest: (request, print) => {
-      if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
-    }
-  })
-  gh.server.use(...facilitatorHandlers)
-})
-afterEach(() => {
-  gh.reset()
+const { dataDir } = serveFakeGithub(gh, "repomarket-amplifiers-", () => {
   for (const repo of [OWN_PRIVATE, OWN_PUBLIC, HONEST, UPDATED]) gh.put(repo)
-})
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600

@@ -5,14 +5,12 @@
  * (30 an hour), and to 2 at once per receipt, each answering 429 with Retry-After; a purchase (the first
  * download) is never refused by those limits.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { readdirSync } from "node:fs"
 import { get as httpGet } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { BASE_WALLET, call } from "../../support/app.js"
 import {
   acceptedOf,
@@ -28,7 +26,7 @@ import {
   signEvm
 } from "../../support/purchase.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
 import { HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
 
 /** Over the 2 MiB the memory cache keeps: before this change every re-download of it went back to GitHub. */
@@ -44,25 +42,7 @@ const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2
 const CONCURRENT_RETRY_AFTER_SECONDS = 15
 
 const gh = makeFakeGithub([BIG, HUGE, SECRET_BIG])
-const dirs: Array<string> = []
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-receipts-"))
-  dirs.push(dir)
-  return dir
-}
-beforeAll(() => {
-  gh.server.listen({
-    onUnhandledRequest: (request, print) => {
-      if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
-    }
-  })
-  gh.server.use(...facilitatorHandlers)
-})
-afterEach(() => gh.reset())
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const { dataDir } = serveFakeGithub(gh, "repomarket-receipts-")
 
 const archiveCalls = () => gh.calls.filter((c) => c.url.pathname.includes("/tarball/")).length
 
