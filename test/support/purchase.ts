@@ -27,13 +27,10 @@ export class ClockSkew extends Context.Tag("test/ClockSkew")<ClockSkew, {
 }>() {}
 
 /**
- * The whole HTTP application as `TestApp` builds it, on a LIVE clock that a test can move forward with
- * `ClockSkew`: signatures stamped from `Date.now()` meet a server at the same time, a settling payment is
- * waited for in real time, and background fibers (the webhook worker polls every 250 ms) sleep for real
- * instead of waking at every TestClock step. Use as `layer(PurchaseApp(), REAL_TIME)`.
- * `overrides` replace ports of `testPorts` (a decorated code host or facilitator).
+ * A live clock that `skew` (a `ClockSkew` layer) moves forward: an app set on `clock` (`Layer.setClock`) and
+ * merged with `skew` is what `PurchaseApp` and the GitHub tests' `GithubPurchaseApp` run on.
  */
-export const PurchaseApp = <ROut = never>(options: TestAppOptions = {}, overrides?: Layer.Layer<ROut, unknown>) => {
+export const skewableClock = () => {
   let skewMs = 0
   const live = Clock.make()
   const clock: Clock.Clock = {
@@ -45,6 +42,18 @@ export const PurchaseApp = <ROut = never>(options: TestAppOptions = {}, override
     sleep: (duration) => live.sleep(duration)
   }
   const skew = Layer.succeed(ClockSkew, { advance: (by) => Effect.sync(() => void (skewMs += Duration.toMillis(by))) })
+  return { clock, skew }
+}
+
+/**
+ * The whole HTTP application as `TestApp` builds it, on a LIVE clock that a test can move forward with
+ * `ClockSkew`: signatures stamped from `Date.now()` meet a server at the same time, a settling payment is
+ * waited for in real time, and background fibers (the webhook worker polls every 250 ms) sleep for real
+ * instead of waking at every TestClock step. Use as `layer(PurchaseApp(), REAL_TIME)`.
+ * `overrides` replace ports of `testPorts` (a decorated code host or facilitator).
+ */
+export const PurchaseApp = <ROut = never>(options: TestAppOptions = {}, overrides?: Layer.Layer<ROut, unknown>) => {
+  const { clock, skew } = skewableClock()
   const ports = overrides === undefined ? testPorts(options) : Layer.merge(testPorts(options), overrides)
   return HttpLive.pipe(
     Layer.provideMerge(ports),

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Clock, ConfigProvider, Duration, Effect, Layer, Logger } from "effect"
+import { ConfigProvider, Layer, Logger } from "effect"
 import { http, HttpResponse } from "msw"
 import { afterAll, afterEach, beforeAll } from "vitest"
 import { CodeHostIdentityGithub } from "../../../adapters/github/CodeHostIdentityGithub.js"
@@ -9,7 +9,7 @@ import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
 import { HttpLive } from "../../../app/AppLayer.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { BASE_URL, OFFLINE_SETTINGS, ServedAsNpmStart, testPorts } from "../../support/app.js"
-import { ClockSkew } from "../../support/purchase.js"
+import { skewableClock } from "../../support/purchase.js"
 import type { FakeGithub } from "./FakeGithub.js"
 import { configOf, githubHost } from "./support.js"
 
@@ -95,17 +95,7 @@ export const GithubPurchaseApp = (dataDir: string, config: Record<string, string
     ARCHIVE_CACHE_BYTES: String(256 * 1024 * 1024),
     ...config
   }
-  let skewMs = 0
-  const live = Clock.make()
-  const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + skewMs,
-    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(skewMs) * 1_000_000n,
-    currentTimeMillis: Effect.sync(() => live.unsafeCurrentTimeMillis() + skewMs),
-    currentTimeNanos: Effect.sync(() => live.unsafeCurrentTimeNanos() + BigInt(skewMs) * 1_000_000n),
-    sleep: (duration) => live.sleep(duration)
-  }
-  const skew = Layer.succeed(ClockSkew, { advance: (by) => Effect.sync(() => void (skewMs += Duration.toMillis(by))) })
+  const { clock, skew } = skewableClock()
   return HttpLive.pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))),
     Layer.provideMerge(Layer.merge(testPorts({ repos: [], config: settings }), githubHost(tuning, settings))),
