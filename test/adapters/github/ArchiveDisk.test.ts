@@ -4,38 +4,26 @@
  * only whole archives kept; named by a digest, never by the repository or a token.
  */
 import { createHash } from "node:crypto"
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Exit, Option, Redacted, Stream } from "effect"
 import { http, HttpResponse } from "msw"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../model/Ids.js"
 import { CodeHost } from "../../../ports/CodeHost.js"
 import { CODELOAD, makeFakeGithub } from "./FakeGithub.js"
-import { githubHost, HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
+import { githubHost, HEAD, PRIVATE_TOKEN, SECRET, serveFakeGithub, tarballBytes } from "./support.js"
 
 const SIZE = 100_000
 /** The server's keys (archives on disk are sealed with them). */
 const SECRET_KEYS = `disk1:${Buffer.alloc(32, 7).toString("base64")}`
 const PUBLIC = { owner: "Octo-Org", name: "disk-thing", sha: HEAD, tarball: tarballBytes(SIZE) }
 const gh = makeFakeGithub([PUBLIC, SECRET])
-const dirs: Array<string> = []
-beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => {
-  gh.server.resetHandlers()
-  gh.reset()
-})
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const { dataDir } = serveFakeGithub(gh, { dirPrefix: "repomarket-archives-" })
 
 /** The adapter with memory keeping off (so only the disk keeps) and `bytes` of disk under a fresh DATA_DIR. */
 const onDisk = (bytes: number) => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-archives-"))
-  dirs.push(dir)
+  const dir = dataDir()
   return { dir, layer: githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(bytes), SECRET_KEYS }) }
 }
 

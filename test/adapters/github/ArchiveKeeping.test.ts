@@ -8,17 +8,15 @@
  */
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Option, Redacted, Stream } from "effect"
 import { http, HttpResponse } from "msw"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { commitKey, RepoRef } from "../../../model/Ids.js"
 import { CodeHost } from "../../../ports/CodeHost.js"
 import { CODELOAD, type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { githubHost, HEAD, PRIVATE_TOKEN, tarballBytes } from "./support.js"
+import { githubHost, HEAD, PRIVATE_TOKEN, serveFakeGithub, tarballBytes } from "./support.js"
 
 const MiB = 1024 * 1024
 /** What a private repository's tarball says, many times over: it must never be readable on disk. */
@@ -33,25 +31,11 @@ const PRIVATE: GhRepo = { owner: "Octo-Org", name: "secret-sauce", private: true
 const OTHERS = ["one", "two", "three", "four", "five"].map((name): GhRepo => ({ owner: "Mallory", name, sha: HEAD, tarball: tarballBytes(MiB + name.length) }))
 const LARGE: GhRepo = { owner: "Mallory", name: "large", sha: HEAD, tarball: tarballBytes(3 * MiB) }
 const gh = makeFakeGithub([PRIVATE, LARGE, ...OTHERS])
-const dirs: Array<string> = []
-beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => {
-  gh.server.resetHandlers()
-  gh.reset()
-})
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const { dataDir: freshDir } = serveFakeGithub(gh, { dirPrefix: "repomarket-keeping-" })
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString("base64")
 const KEYS = `k1:${key(1)}`
 
-const freshDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-keeping-"))
-  dirs.push(dir)
-  return dir
-}
 /** The adapter over `dir`: memory keeping off (only the disk keeps), purchased archives `paid` bytes, offers' cuts `offers` bytes. */
 const adapter = (dir: string, paid: number, offers: number, keys = KEYS) =>
   githubHost({ archiveCacheEntryBytes: 0 }, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(paid), ARCHIVE_OFFER_BYTES: String(offers), SECRET_KEYS: keys })

@@ -15,8 +15,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { BASE_WALLET, call } from "../../support/app.js"
 import { acceptedOf, b64, bytesOf, challenge, get, local, origin, REAL_TIME, receiptOf, sell, signEvm } from "../../support/purchase.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
-import { HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
+import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { HEAD, PRIVATE_TOKEN, SECRET, serveFakeGithub, tarballBytes } from "./support.js"
 
 const MiB = 1024 * 1024
 const MARKER = "PAID-PRIVATE-CODE-31c9"
@@ -33,7 +33,7 @@ const PAID: GhRepo = {
 const BAIT: GhRepo = { owner: "Mallory", name: "big-bait", sha: HEAD, description: "bait", tarball: tarballBytes(3 * MiB) }
 
 const gh = makeFakeGithub([PAID, BAIT])
-const dataDir = serveFakeGithub(gh, "repomarket-keeping-http-").dataDir()
+const dataDir = serveFakeGithub(gh, { appOnLoopback: true, handlers: facilitatorHandlers, dirPrefix: "repomarket-keeping-http-" }).dataDir()
 
 const downloadsOf = (repo: GhRepo) => gh.calls.filter((c) => c.url.pathname.startsWith(`/${repo.owner}/${repo.name}/legacy.tar.gz`)).length
 

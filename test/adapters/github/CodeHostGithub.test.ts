@@ -1,11 +1,7 @@
 import { createHash } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
 import { Chunk, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { RepoRef } from "../../../model/Ids.js"
 import { CodeHost, type CodeHostError, wholeArchiveBytes } from "../../../ports/CodeHost.js"
 import { ReadmePackagesModule } from "../../../adapters/LazyModules.js"
@@ -20,27 +16,15 @@ import {
   OTHER_TOKEN,
   PRIVATE_TOKEN,
   SECRET,
+  serveFakeGithub,
   WIDGET
 } from "./support.js"
 
 const gh = makeFakeGithub([WIDGET, SECRET, OTHER, FORK, ARCHIVED, FREE])
-const dirs: Array<string> = []
-beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => {
-  gh.server.resetHandlers()
-  gh.reset()
-})
-afterAll(() => {
-  gh.server.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const { dataDir } = serveFakeGithub(gh, { dirPrefix: "repomarket-cuts-" })
 
 /** An adapter that keeps archives on disk, offers' cuts too, under a fresh DATA_DIR. */
-const offerKeeping = () => {
-  const dir = mkdtempSync(join(tmpdir(), "repomarket-cuts-"))
-  dirs.push(dir)
-  return githubHost({}, { DATA_DIR: dir, ARCHIVE_CACHE_BYTES: String(16 * 1024 * 1024) })
-}
+const offerKeeping = () => githubHost({}, { DATA_DIR: dataDir(), ARCHIVE_CACHE_BYTES: String(16 * 1024 * 1024) })
 
 const none = Option.none<Redacted.Redacted<string>>()
 const token = (value: string) => Option.some(Redacted.make(value))

@@ -1,20 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { credentialKey, EtagCache } from "../../../adapters/github/EtagCache.js"
 import { GONE_FRESH_MS } from "../../../adapters/github/GoneRepos.js"
 import { CodeHost } from "../../../ports/CodeHost.js"
 import { makeFakeGithub } from "./FakeGithub.js"
-import { FREE, githubHost, PRIVATE_TOKEN, SECRET, WIDGET } from "./support.js"
+import { FREE, githubHost, PRIVATE_TOKEN, SECRET, serveFakeGithub, WIDGET } from "./support.js"
 
 const gh = makeFakeGithub([WIDGET, SECRET, FREE])
-beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => {
-  gh.server.resetHandlers()
-  gh.reset()
-  gh.put(WIDGET)
-})
-afterAll(() => gh.server.close())
+serveFakeGithub(gh, { afterEachTest: () => gh.put(WIDGET) })
 
 const none = Option.none<Redacted.Redacted<string>>()
 const widget = { owner: "octo-org", name: "widget" }

@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { ConfigProvider, Layer, Logger } from "effect"
 import { http, HttpResponse } from "msw"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { CodeHostIdentityGithub } from "../../../adapters/github/CodeHostIdentityGithub.js"
 import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
 import { HttpLive } from "../../../app/AppLayer.js"
 import { PublicOrigin } from "../../../ports/PublicOrigin.js"
 import { BASE_URL, OFFLINE_SETTINGS, ServedAsNpmStart, testPorts } from "../../support/app.js"
 import { skewableClock } from "../../support/purchase.js"
-import type { FakeGithub } from "./FakeGithub.js"
 import { configOf, githubHost } from "./support.js"
 
 export const OAUTH_CONFIG = { GITHUB_CLIENT_ID: "oauth-client-id", GITHUB_CLIENT_SECRET: "oauth-client-secret" }
@@ -47,38 +42,6 @@ export const facilitatorHandlers = [
     return HttpResponse.json({ success: true, transaction: nonce, network: "eip155:8453" })
   })
 ]
-
-/**
- * For a test file of `GithubPurchaseApp`: `gh`'s msw server listens for the whole file with `facilitatorHandlers`
- * (an unhandled request to anything but the app on loopback fails: it would go out to the network); `gh` is
- * reset after each test, then `afterEachTest` runs; the server closes after all. `dataDir()` answers a new
- * temporary directory named `prefix…`, removed after all.
- */
-export const serveFakeGithub = (gh: FakeGithub, prefix: string, afterEachTest: () => void = () => {}) => {
-  const dirs: Array<string> = []
-  beforeAll(() => {
-    gh.server.listen({
-      onUnhandledRequest: (request, print) => {
-        if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
-      }
-    })
-    gh.server.use(...facilitatorHandlers)
-  })
-  afterEach(() => {
-    gh.reset()
-    afterEachTest()
-  })
-  afterAll(() => {
-    gh.server.close()
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  })
-  const dataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), prefix))
-    dirs.push(dir)
-    return dir
-  }
-  return { dataDir }
-}
 
 /**
  * The whole HTTP application, served as `npm start` serves it, with the GitHub adapter over the fake GitHub,

@@ -31,11 +31,11 @@ import {
   unb64
 } from "../../support/purchase.js"
 import { makeFakeGithub } from "./FakeGithub.js"
-import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
-import { WIDGET } from "./support.js"
+import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { serveFakeGithub, WIDGET } from "./support.js"
 
 const gh = makeFakeGithub([WIDGET])
-const { dataDir } = serveFakeGithub(gh, "repomarket-quota-")
+const { dataDir } = serveFakeGithub(gh, { appOnLoopback: true, handlers: facilitatorHandlers, dirPrefix: "repomarket-quota-" })
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600
 const LIMIT = 5000

@@ -7,23 +7,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import { http, HttpResponse } from "msw"
 import { Effect, Option, Redacted, Stream, TestClock } from "effect"
-import { afterAll, afterEach, beforeAll } from "vitest"
 import { GONE_FRESH_MS, GoneRepos, isGone } from "../../../adapters/github/GoneRepos.js"
 import { RepoRef } from "../../../model/Ids.js"
 import { CodeHost, CodeHostError } from "../../../ports/CodeHost.js"
 import { API, type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { githubHost, HEAD, OTHER, OTHER_TOKEN, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
+import { githubHost, HEAD, OTHER, OTHER_TOKEN, PRIVATE_TOKEN, SECRET, serveFakeGithub, tarballBytes } from "./support.js"
 
 const DOOMED: GhRepo = { owner: "Octo-Org", name: "Doomed", sha: HEAD, tarball: tarballBytes(10_000), tree: [{ path: "a.txt", type: "blob", size: 1 }] }
 const gh = makeFakeGithub([DOOMED, SECRET, OTHER])
-beforeAll(() => gh.server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => {
-  gh.server.resetHandlers()
-  gh.reset()
-  gh.put(DOOMED)
-  gh.put(SECRET)
+serveFakeGithub(gh, {
+  afterEachTest: () => {
+    gh.put(DOOMED)
+    gh.put(SECRET)
+  }
 })
-afterAll(() => gh.server.close())
 
 const none = Option.none<Redacted.Redacted<string>>()
 const token = (value: string) => Option.some(Redacted.make(value))

@@ -31,8 +31,8 @@ import {
 } from "../../support/purchase.js"
 import { callTool } from "../../mcp/doors.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
-import { HEAD, tarballBytes } from "./support.js"
+import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { HEAD, serveFakeGithub, tarballBytes } from "./support.js"
 
 const OWN_TOKEN = ["github", "pat", "fake", "own", "0039"].join("_")
 /** The attacker's own private repo, listed with its token and taken down after buying it on the test twin. */
@@ -54,8 +54,13 @@ const HONEST: GhRepo = { owner: "Honest-Org", name: "tool", sha: HEAD, descripti
 const UPDATED: GhRepo = { owner: "Octo-Org", name: "updated-thing", sha: HEAD, tree: [{ path: "b.txt", type: "blob", size: 1 }], tarball: tarballBytes(20_000) }
 
 const gh = makeFakeGithub([OWN_PRIVATE, OWN_PUBLIC, HONEST, UPDATED])
-const { dataDir } = serveFakeGithub(gh, "repomarket-amplifiers-", () => {
-  for (const repo of [OWN_PRIVATE, OWN_PUBLIC, HONEST, UPDATED]) gh.put(repo)
+const { dataDir } = serveFakeGithub(gh, {
+  appOnLoopback: true,
+  handlers: facilitatorHandlers,
+  afterEachTest: () => {
+    for (const repo of [OWN_PRIVATE, OWN_PUBLIC, HONEST, UPDATED]) gh.put(repo)
+  },
+  dirPrefix: "repomarket-amplifiers-"
 })
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600

@@ -26,8 +26,8 @@ import {
   signEvm
 } from "../../support/purchase.js"
 import { type GhRepo, makeFakeGithub } from "./FakeGithub.js"
-import { GithubPurchaseApp, serveFakeGithub } from "./GithubApp.js"
-import { HEAD, PRIVATE_TOKEN, SECRET, tarballBytes } from "./support.js"
+import { facilitatorHandlers, GithubPurchaseApp } from "./GithubApp.js"
+import { HEAD, PRIVATE_TOKEN, SECRET, serveFakeGithub, tarballBytes } from "./support.js"
 
 /** Over the 2 MiB the memory cache keeps: before this change every re-download of it went back to GitHub. */
 const BIG: GhRepo = { owner: "Octo-Org", name: "big-thing", sha: HEAD, description: "big", tarball: tarballBytes(3 * 1024 * 1024) }
@@ -42,7 +42,7 @@ const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2
 const CONCURRENT_RETRY_AFTER_SECONDS = 15
 
 const gh = makeFakeGithub([BIG, HUGE, SECRET_BIG])
-const { dataDir } = serveFakeGithub(gh, "repomarket-receipts-")
+const { dataDir } = serveFakeGithub(gh, { appOnLoopback: true, handlers: facilitatorHandlers, dirPrefix: "repomarket-receipts-" })
 
 const archiveCalls = () => gh.calls.filter((c) => c.url.pathname.includes("/tarball/")).length
 

@@ -1,7 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { ConfigProvider, Layer } from "effect"
+import type { RequestHandler } from "msw"
+import { afterAll, afterEach, beforeAll } from "vitest"
 import { CodeHostGithubWith } from "../../../adapters/github/CodeHostGithub.js"
 import type { GithubTuning } from "../../../adapters/github/GithubClient.js"
-import { API, type GhRepo } from "./FakeGithub.js"
+import { API, type FakeGithub, type GhRepo } from "./FakeGithub.js"
+
+/**
+ * The hooks of a test file over the fake GitHub: `gh`'s msw server listens for the whole file, with `handlers` on
+ * top of its own; a request no handler answers fails the test (with `appOnLoopback`, one to the app under test on
+ * loopback passes through: anything else would go out to the network). After each test the handlers it added are
+ * dropped, `gh` is reset, then `afterEachTest` runs; after all the server closes. `dataDir()` answers a new
+ * temporary directory named `dirPrefix…`, removed after all.
+ */
+export const serveFakeGithub = (gh: FakeGithub, options: {
+  readonly appOnLoopback?: boolean
+  readonly handlers?: ReadonlyArray<RequestHandler>
+  readonly afterEachTest?: () => void
+  readonly dirPrefix?: string
+} = {}) => {
+  const handlers = options.handlers ?? []
+  const dirs: Array<string> = []
+  beforeAll(() => {
+    gh.server.listen({
+      onUnhandledRequest: options.appOnLoopback === true
+        ? (request, print) => {
+          if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(request.url).hostname)) print.error()
+        }
+        : "error"
+    })
+    gh.server.use(...handlers)
+  })
+  afterEach(() => {
+    gh.server.resetHandlers()
+    gh.server.use(...handlers)
+    gh.reset()
+    options.afterEachTest?.()
+  })
+  afterAll(() => {
+    gh.server.close()
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+  const dataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), options.dirPrefix ?? "repomarket-github-"))
+    dirs.push(dir)
+    return dir
+  }
+  return { dataDir }
+}
 
 /**
  * Waits shortened so retry paths run in milliseconds; windows and limits stay as in production. Archives are
