@@ -1,9 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer, TestClock } from "effect"
-import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
-import { ListingCatalog } from "../../ports/ListingCatalog.js"
+import { Effect, Fiber, TestClock } from "effect"
 import { call, TestApp } from "../support/app.js"
 import { callFrom } from "../support/clients.js"
+import { heldCatalog, realSleep, waitUntil } from "../support/heldCatalog.js"
 import { expectProblem } from "../support/flows.js"
 
 /*
@@ -46,35 +45,15 @@ describe("catalog: a text search costs 4 page views of PUBLIC_PAGES_PER_MINUTE",
   })
 })
 
-/** Searches of the catalog wait here until the test opens it; `entered` counts those that reached it. */
-const hold = Effect.runSync(Effect.makeLatch(false))
-let entered = 0
-
-/** The memory catalog, every search held at `hold`. */
-const HeldCatalog = Layer.effect(
-  ListingCatalog,
-  Effect.map(ListingCatalog, (inner) => ({
-    ...inner,
-    search: (query) => Effect.sync(() => entered++).pipe(Effect.zipRight(hold.await), Effect.zipRight(inner.search(query)))
-  }))
-).pipe(Layer.provide(StorageMemory))
-
-/** Waits in real time (the app's clock is the test clock). */
-const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-const waitUntil = (done: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 500 && !done(); i++) yield* realSleep(10)
-    expect(done()).toBe(true)
-  })
+const held = heldCatalog()
 
 describe("catalog: at most CATALOG_CONCURRENCY catalog reads at once", () => {
-  layer(TestApp({ storage: Layer.merge(StorageMemory, HeldCatalog), config: { CATALOG_CONCURRENCY: "2", CATALOG_QUEUE_MS: "500" } }))((it) => {
+  layer(TestApp({ storage: held.storage, config: { CATALOG_CONCURRENCY: "2", CATALOG_QUEUE_MS: "500" } }))((it) => {
     it.effect("a third read waits CATALOG_QUEUE_MS, then 503 search_busy with Retry-After; other requests go on; a freed slot passes to a waiter", () =>
       Effect.gen(function*() {
         const a = yield* Effect.fork(call("GET", "/listings?q=parser", { headers: JSON_ACCEPT }))
         const b = yield* Effect.fork(callFrom("127.0.0.2", "GET", "/listings", { headers: JSON_ACCEPT }))
-        yield* waitUntil(() => entered === 2)
+        yield* waitUntil(() => held.entered === 2)
 
         // Both slots taken: a third read (a search, the home page) waits, and is turned away after 500 ms.
         const c = yield* Effect.fork(callFrom("127.0.0.3", "GET", "/listings?q=cli", { headers: JSON_ACCEPT }))
@@ -94,12 +73,12 @@ describe("catalog: at most CATALOG_CONCURRENCY catalog reads at once", () => {
         const homeBusy = yield* Fiber.join(home)
         expectProblem(homeBusy, 503, "search_busy")
         expect(homeBusy.headers["retry-after"]).toBe("1")
-        expect(entered).toBe(2)
+        expect(held.entered).toBe(2)
 
         // A read that waits when a slot frees gets it: the held ones finish, then it runs.
         const d = yield* Effect.fork(callFrom("127.0.0.5", "GET", "/listings?q=json", { headers: JSON_ACCEPT }))
         yield* realSleep(200)
-        yield* hold.open
+        yield* held.hold.open
         expect((yield* Fiber.join(a)).status).toBe(200)
         expect((yield* Fiber.join(b)).status).toBe(200)
         expect((yield* Fiber.join(d)).status).toBe(200)
@@ -109,6 +88,6 @@ describe("catalog: at most CATALOG_CONCURRENCY catalog reads at once", () => {
           { concurrency: "unbounded" }
         )
         expect(all.map((r) => r.status)).toStrictEqual([200, 200, 200])
-      }).pipe(Effect.ensuring(hold.open)))
+      }).pipe(Effect.ensuring(held.hold.open)))
   })
 })

@@ -9,6 +9,7 @@ import { ListingStore } from "../../ports/ListingStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { BASE_URL, BASE_WALLET, call, DEFAULT_REPOS, signInWithKey, TestApp } from "../support/app.js"
 import { callFrom } from "../support/clients.js"
+import { heldCatalog, waitUntil } from "../support/heldCatalog.js"
 import { origin, PurchaseApp, REAL_TIME, sell } from "../support/purchase.js"
 import { callTool, embeddedArchive, payThroughMcp } from "./doors.js"
 
@@ -184,61 +185,43 @@ layer(PurchaseApp({ config: { PUBLIC_PAGES_PER_MINUTE: "5" } }), REAL_TIME)("MCP
     }))
 })
 
-/** Searches of the catalog wait here while it is closed; `entered` counts those that reached the catalog. */
-const hold = Effect.runSync(Effect.makeLatch(false))
-let entered = 0
-
-const HeldCatalog = Layer.effect(
-  ListingCatalog,
-  Effect.map(ListingCatalog, (inner) => ({
-    ...inner,
-    search: (query) => Effect.sync(() => entered++).pipe(Effect.zipRight(hold.await), Effect.zipRight(inner.search(query)))
-  }))
-).pipe(Layer.provide(StorageMemory))
-
-const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Polls (real time, at most 5 s) until `done`; the test then checks what it is waiting for. */
-const waitUntil = (done: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 500 && !done(); i++) yield* realSleep(10)
-  })
+const held = heldCatalog()
 
 describe("MCP and HTTP share the process's one catalog gate", () => {
   // Two slots, no queue: a third catalog read, through either door, is 503 search_busy at once.
-  layer(TestApp({ storage: Layer.merge(StorageMemory, HeldCatalog), config: { CATALOG_CONCURRENCY: "2", CATALOG_QUEUE_MS: "0" } }))((it) => {
+  layer(TestApp({ storage: held.storage, config: { CATALOG_CONCURRENCY: "2", CATALOG_QUEUE_MS: "0" } }))((it) => {
     it.effect("two HTTP searches hold the slots: an MCP search is search_busy, and the other way round", () =>
       Effect.gen(function*() {
         const json = { accept: "application/json" }
         // HTTP holds both slots.
         const a = yield* Effect.fork(callFrom("127.0.0.2", "GET", "/listings?q=parser", { headers: json }))
         const b = yield* Effect.fork(callFrom("127.0.0.3", "GET", "/listings", { headers: json }))
-        yield* waitUntil(() => entered === 2)
-        expect(entered).toBe(2)
+        yield* waitUntil(() => held.entered === 2)
+        expect(held.entered).toBe(2)
         const viaMcp = yield* Effect.fork(callTool("search_listings", { q: "cli" }))
-        yield* waitUntil(() => viaMcp.unsafePoll() !== null || entered > 2)
-        expect(entered).toBe(2)
+        yield* waitUntil(() => viaMcp.unsafePoll() !== null || held.entered > 2)
+        expect(held.entered).toBe(2)
         expect(yield* Fiber.join(viaMcp)).toMatchObject({ isError: true, structuredContent: { status: 503, code: "search_busy", retry_after_seconds: 1 } })
-        yield* hold.open
+        yield* held.hold.open
         expect((yield* Fiber.join(a)).status).toBe(200)
         expect((yield* Fiber.join(b)).status).toBe(200)
 
         // MCP holds both slots.
-        yield* hold.close
-        entered = 0
+        yield* held.hold.close
+        held.entered = 0
         const c = yield* Effect.fork(mcpFrom("127.0.0.4", toolCall("search_listings", { q: "parser" })))
         const d = yield* Effect.fork(mcpFrom("127.0.0.5", toolCall("search_listings", {})))
-        yield* waitUntil(() => entered === 2)
-        expect(entered).toBe(2)
+        yield* waitUntil(() => held.entered === 2)
+        expect(held.entered).toBe(2)
         const viaHttp = yield* Effect.fork(callFrom("127.0.0.6", "GET", "/listings?q=cli", { headers: json }))
-        yield* waitUntil(() => viaHttp.unsafePoll() !== null || entered > 2)
-        expect(entered).toBe(2)
+        yield* waitUntil(() => viaHttp.unsafePoll() !== null || held.entered > 2)
+        expect(held.entered).toBe(2)
         const busy = yield* Fiber.join(viaHttp)
         expect({ status: busy.status, code: busy.json?.code, retryAfter: busy.headers["retry-after"] }).toEqual({ status: 503, code: "search_busy", retryAfter: "1" })
-        yield* hold.open
+        yield* held.hold.open
         expect((yield* Fiber.join(c)).json.result.isError).not.toBe(true)
         expect((yield* Fiber.join(d)).json.result.isError).not.toBe(true)
-      }).pipe(Effect.ensuring(hold.open)))
+      }).pipe(Effect.ensuring(held.hold.open)))
   })
 })
 
