@@ -10,13 +10,8 @@ import { Effect, Exit, Layer, Logger, Option, Redacted, Stream, TestClock } from
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
 import type { Checkout } from "../../model/Checkout.js"
-import { RepoRef } from "../../model/Ids.js"
-import { receiptToken } from "../../model/rules/Receipt.js"
-import { Sale } from "../../model/Sale.js"
-import { ListingStore } from "../../ports/ListingStore.js"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
-import { SecretBox } from "../../ports/SecretBox.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { WalletProof } from "../../ports/WalletProof.js"
 import { Listings } from "../../usecases/Listings.js"
@@ -29,8 +24,8 @@ import {
   Redownloads
 } from "../../usecases/Redownloads.js"
 import { Settlements } from "../../usecases/Settlements.js"
-import { aCheckout, aListing, aSale, unique } from "../../testing/Fixtures.js"
-import { atNow, brief, failureOf, NOW, portsOf, SHA, WIDGET } from "./memoryApp.js"
+import { unique } from "../../testing/Fixtures.js"
+import { atNow, brief, failureOf, listedWidget, NOW, portsOf, SHA, sold, WIDGET } from "./memoryApp.js"
 import { signedPayment } from "./support.js"
 
 type Ledger = SaleLedger["Type"]
@@ -38,7 +33,6 @@ type Ledger = SaleLedger["Type"]
 const CLIENT = "203.0.113.39"
 const HOUR_MS = 60 * 60 * 1000
 const NEW_SHA = "fedcba9876543210fedcba9876543210fedcba98"
-const WIDGET_REF = new RepoRef({ owner: WIDGET.owner, name: WIDGET.name })
 
 /** A wallet proof taken at its word (a JSON ProvenWallet): the SIWX signature is WalletProofSiwx's to test. */
 const WalletProofTrusting = Layer.succeed(WalletProof, {
@@ -59,34 +53,6 @@ const appOf = (wrap: (ledger: Ledger) => Ledger = (l) => l) =>
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, wrap?: (ledger: Ledger) => Ledger) =>
   Effect.provide(Effect.zipRight(atNow, effect), appOf(wrap)) as Effect.Effect<A, E>
-
-/** The memory widget listed with 30 days of updates, and a settled sale of it (test mode unless `livemode`); its receipt token. */
-const sold = (livemode = false, of?: { readonly listing: ReturnType<typeof aListing>; readonly checkout: Checkout }) =>
-  Effect.gen(function*() {
-    const store = yield* ListingStore
-    const listing = of?.listing ?? aListing({ repo: WIDGET_REF, hostPat: null, updatesDays: 30 })
-    const checkout = of?.checkout ?? aCheckout(listing)
-    if (of === undefined) {
-      yield* store.insert(listing)
-      yield* store.insertCheckout(checkout)
-    }
-    const pending = aSale({
-      listingId: listing.id,
-      checkoutId: checkout.id,
-      accountId: null,
-      repo: "Octo-Org/Widget",
-      livemode,
-      network: livemode ? "eip155:8453" : "eip155:84532",
-      commitSha: SHA,
-      createdAt: NOW,
-      updatesDays: 30
-    })
-    const ledger = yield* SaleLedger
-    yield* ledger.recordPending(pending)
-    const sale = new Sale({ ...pending, status: "settled", transaction: "0xsettled", settledAt: NOW })
-    yield* ledger.settle(sale, Option.none())
-    return { listing, checkout, sale, token: receiptToken(sale.id, (yield* SecretBox).mac) }
-  })
 
 const calls = Effect.flatMap(CodeHostMemoryControl, (c) => c.calls)
 const push = (headSha: string) => Effect.flatMap(CodeHostMemoryControl, (c) => c.put({ ...WIDGET, headSha, files: { ...WIDGET.files, "NEWS.md": "new\n" } }))
@@ -152,11 +118,7 @@ describe("re-downloads are admitted before the code host is asked", () => {
 describe("the buyer's payment-identifier retry with ?updates=latest is counted", () => {
   const withId = (payment: SubmittedPayment): SubmittedPayment => ({ ...payment, paymentId: Redacted.make(`pay_${unique()}0123456789abcdef`) })
   const bought = Effect.gen(function*() {
-    const store = yield* ListingStore
-    const listing = aListing({ repo: WIDGET_REF, hostPat: null, updatesDays: 30 })
-    const checkout = aCheckout(listing)
-    yield* store.insert(listing)
-    yield* store.insertCheckout(checkout)
+    const { listing, checkout } = yield* listedWidget()
     const quote = yield* Effect.flatMap(Purchases, (p) => p.quote(checkout.id, false))
     const requirement = quote.requirements.find((r) => r.chain === "base")!
     return { listing, checkout, payment: withId(yield* signedPayment(privateKeyToAccount(generatePrivateKey()), requirement, NOW)) }
@@ -186,7 +148,7 @@ describe("the buyer's payment-identifier retry with ?updates=latest is counted",
       const { checkout, listing, payment } = yield* bought
       yield* pay(checkout, payment, false)
       yield* push(NEW_SHA)
-      const receipts = yield* Effect.forEach(Array.from({ length: REDOWNLOADS_PER_CLIENT_PER_HOUR / REDOWNLOADS_PER_RECEIPT_PER_HOUR }), () => sold(false, { listing, checkout }))
+      const receipts = yield* Effect.forEach(Array.from({ length: REDOWNLOADS_PER_CLIENT_PER_HOUR / REDOWNLOADS_PER_RECEIPT_PER_HOUR }), () => sold({ of: { listing, checkout } }))
       for (const { token } of receipts) yield* times(REDOWNLOADS_PER_RECEIPT_PER_HOUR, byReceipt(token, "198.51.100.50"))
       const before = yield* calls
       expect(yield* outcomes(1, pay(checkout, payment, true, "198.51.100.50"))).toEqual(["RateLimited"])
@@ -198,7 +160,7 @@ describe("the buyer's payment-identifier retry with ?updates=latest is counted",
 describe("provenance is read from what the ledger recorded, never by downloading", () => {
   it.effect("goods record their archive (the sale's, an update's under its own id); provenance attests it with no code-host call", () =>
     run(Effect.gen(function*() {
-      const { sale, token } = yield* sold(true)
+      const { sale, token } = yield* sold({ livemode: true })
       const ledger = yield* SaleLedger
       expect(yield* ledger.findDigest(sale.id)).toStrictEqual(Option.none())
       const goods = yield* byReceipt(token)
@@ -238,8 +200,8 @@ describe("provenance is read from what the ledger recorded, never by downloading
       expect(yield* outcomes(3, provenance(token, "198.51.100.42"))).toEqual(Array(3).fill("RateLimited"))
       expect(yield* outcomes(REDOWNLOADS_PER_RECEIPT_PER_HOUR - 1, byReceipt(token))).toEqual(Array(REDOWNLOADS_PER_RECEIPT_PER_HOUR - 1).fill("ok"))
       // The client's own budget, over its receipts: the rest of its hour on other sales, then refused.
-      const other = yield* sold(false, { listing, checkout })
-      const third = yield* sold(false, { listing, checkout })
+      const other = yield* sold({ of: { listing, checkout } })
+      const third = yield* sold({ of: { listing, checkout } })
       yield* byReceipt(other.token)
       yield* byReceipt(third.token)
       const left = PROVENANCE_PER_CLIENT_PER_HOUR - PROVENANCE_PER_RECEIPT_PER_HOUR

@@ -32,8 +32,8 @@ import type { Goods } from "../../usecases/Purchases.js"
 import { Purchases } from "../../usecases/Purchases.js"
 import { REDOWNLOADS_PER_RECEIPT_PER_HOUR, Redownloads } from "../../usecases/Redownloads.js"
 import { Settlements } from "../../usecases/Settlements.js"
-import { aCheckout, aListing, aSale, unique } from "../../testing/Fixtures.js"
-import { atNow, BASE_URL, brief, failureOf, NOW, portsOf, SHA, WIDGET } from "./memoryApp.js"
+import { aListing, aSale, unique } from "../../testing/Fixtures.js"
+import { atNow, BASE_URL, brief, failureOf, listedWidget, NOW, portsOf, SHA, sold, WIDGET } from "./memoryApp.js"
 import { type Answers, facilitatorLayer, signedPayment, stubFacilitator } from "./support.js"
 
 /** The commit the seller pushes after the sale (lower case, as the code host names it). */
@@ -79,52 +79,6 @@ const appOf = (
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, options?: Parameters<typeof appOf>[0]) =>
   Effect.provide(Effect.zipRight(atNow, effect), appOf(options)) as Effect.Effect<A, E>
-
-/** The memory host's widget listed (anonymously, Base payout) with `updatesDays`, and its current checkout, stored. */
-const listedWidget = (updatesDays = 30) =>
-  Effect.gen(function*() {
-    const store = yield* ListingStore
-    const listing = aListing({ repo: WIDGET_REF, hostPat: null, updatesDays })
-    const checkout = aCheckout(listing)
-    yield* store.insert(listing)
-    yield* store.insertCheckout(checkout)
-    return { listing, checkout }
-  })
-
-interface SoldOptions {
-  readonly updatesDays?: number
-  readonly settledAt?: Date
-  readonly commitSha?: string | null
-  readonly livemode?: boolean
-  /** An existing listing to sell (else the widget is listed with the sale's window). */
-  readonly of?: { readonly listing: Listing; readonly checkout: Checkout }
-}
-
-/** A settled sale of the widget in the memory ledger (30 days of updates, settled at NOW, commit SHA by default), and its receipt token. */
-const sold = (options: SoldOptions = {}) =>
-  Effect.gen(function*() {
-    const updatesDays = options.updatesDays ?? 30
-    const { listing, checkout } = options.of ?? (yield* listedWidget(updatesDays))
-    const settledAt = options.settledAt ?? NOW
-    const livemode = options.livemode ?? false
-    const pending = aSale({
-      listingId: listing.id,
-      checkoutId: checkout.id,
-      accountId: null,
-      repo: "Octo-Org/Widget",
-      livemode,
-      network: livemode ? "eip155:8453" : TEST_NETWORK,
-      commitSha: options.commitSha === undefined ? SHA : options.commitSha,
-      createdAt: settledAt,
-      updatesDays
-    })
-    const ledger = yield* SaleLedger
-    yield* ledger.recordPending(pending)
-    const sale = new Sale({ ...pending, status: "settled", transaction: "0xsettled", settledAt })
-    yield* ledger.settle(sale, Option.none())
-    const box = yield* SecretBox
-    return { listing, checkout, sale, token: receiptToken(sale.id, box.mac) }
-  })
 
 /** The seller pushes `headSha` (with a file the purchase did not have). */
 const push = (headSha: string) =>

@@ -9,7 +9,12 @@ import { expect } from "@effect/vitest"
 import { CodeHostIdentityMemory, type IdentityMemoryOptions } from "../../adapters/memory/CodeHostIdentityMemory.js"
 import type { FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
 import type { Account } from "../../model/Account.js"
+import type { Checkout } from "../../model/Checkout.js"
 import { Principal } from "../../model/Credentials.js"
+import { RepoRef } from "../../model/Ids.js"
+import type { Listing } from "../../model/Listing.js"
+import { receiptToken } from "../../model/rules/Receipt.js"
+import { Sale } from "../../model/Sale.js"
 import { Accounts } from "../../usecases/Accounts.js"
 import { Auth } from "../../usecases/Auth.js"
 import { HostConnection } from "../../usecases/HostConnection.js"
@@ -20,9 +25,12 @@ import { Settlements } from "../../usecases/Settlements.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CodeHost } from "../../ports/CodeHost.js"
 import { CodeHostIdentity } from "../../ports/CodeHostIdentity.js"
+import { ListingStore } from "../../ports/ListingStore.js"
 import { Mailer } from "../../ports/Mailer.js"
+import { SaleLedger } from "../../ports/SaleLedger.js"
+import { SecretBox } from "../../ports/SecretBox.js"
 import { memoryPorts } from "../../testing/MemoryPorts.js"
-import { anAccount, at, unique } from "../../testing/Fixtures.js"
+import { aCheckout, aListing, anAccount, aSale, at, unique } from "../../testing/Fixtures.js"
 
 export const BASE_URL = "https://market.example"
 /** The clock of every test: a fixed instant, so expiries are exact. */
@@ -80,6 +88,55 @@ export const memoryApp = (options: MemoryAppOptions = {}) =>
 
 /** Sets the TestClock to NOW (it starts at the epoch). */
 export const atNow = TestClock.setTime(NOW.getTime())
+
+/** The memory host's widget listed (anonymously, Base payout) with `updatesDays`, and its current checkout, stored. */
+export const listedWidget = (updatesDays = 30) =>
+  Effect.gen(function*() {
+    const store = yield* ListingStore
+    const listing = aListing({ repo: new RepoRef({ owner: WIDGET.owner, name: WIDGET.name }), hostPat: null, updatesDays })
+    const checkout = aCheckout(listing)
+    yield* store.insert(listing)
+    yield* store.insertCheckout(checkout)
+    return { listing, checkout }
+  })
+
+export interface SoldOptions {
+  readonly updatesDays?: number
+  readonly settledAt?: Date
+  readonly commitSha?: string | null
+  readonly livemode?: boolean
+  /** An existing listing to sell (else the widget is listed with the sale's window). */
+  readonly of?: { readonly listing: Listing; readonly checkout: Checkout }
+}
+
+/**
+ * A settled sale of the widget in the memory ledger (30 days of updates, settled at NOW, commit SHA, test mode by
+ * default), and its receipt token.
+ */
+export const sold = (options: SoldOptions = {}) =>
+  Effect.gen(function*() {
+    const updatesDays = options.updatesDays ?? 30
+    const { listing, checkout } = options.of ?? (yield* listedWidget(updatesDays))
+    const settledAt = options.settledAt ?? NOW
+    const livemode = options.livemode ?? false
+    const pending = aSale({
+      listingId: listing.id,
+      checkoutId: checkout.id,
+      accountId: null,
+      repo: "Octo-Org/Widget",
+      livemode,
+      network: livemode ? "eip155:8453" : "eip155:84532",
+      commitSha: options.commitSha === undefined ? SHA : options.commitSha,
+      createdAt: settledAt,
+      updatesDays
+    })
+    const ledger = yield* SaleLedger
+    yield* ledger.recordPending(pending)
+    const sale = new Sale({ ...pending, status: "settled", transaction: "0xsettled", settledAt })
+    yield* ledger.settle(sale, Option.none())
+    const box = yield* SecretBox
+    return { listing, checkout, sale, token: receiptToken(sale.id, box.mac) }
+  })
 
 /** A stored account (unique email) and a session principal for it. */
 export const signedIn = (fields: Partial<ConstructorParameters<typeof Account>[0]> = {}) =>
