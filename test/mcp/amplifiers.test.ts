@@ -58,10 +58,20 @@ const getRepoCall = (id: number, repo = "mallory/big") => ({
 
 const KiB = 1024
 
+/**
+ * The attacker's large repo listed for sale, once per app: each test that reads it calls this first (201 the first
+ * time, 409 after), so the tests hold in any order.
+ */
+const bigListed = Effect.gen(function*() {
+  const { key } = yield* signInWithKey("big-seller@example.com")
+  const listed = yield* call("POST", "/repos", { token: key, body: { host_url: "https://github.com/mallory/big", price_usd: "1.00", wallet_base: BASE_WALLET } })
+  expect([201, 409], listed.text).toContain(listed.status)
+})
+
 layer(PurchaseApp({ repos: REPOS }), REAL_TIME)("one MCP request costs a bounded amount", (it) => {
   it.effect("a batch of 100 get_repo of a large repo is refused at once, small, whatever the protocol version says", () =>
     Effect.gen(function*() {
-      yield* sell("big-seller@example.com", { host_url: "https://github.com/mallory/big", price_usd: "1.00", wallet_base: BASE_WALLET })
+      yield* bigListed
       const batch = Array.from({ length: 100 }, (_, i) => getRepoCall(i + 1))
       expect(Buffer.byteLength(JSON.stringify(batch))).toBeLessThan(16 * KiB)
 
@@ -78,6 +88,7 @@ layer(PurchaseApp({ repos: REPOS }), REAL_TIME)("one MCP request costs a bounded
 
   it.effect("a 2025-03-26 client's batch of 4 get_repo answers each page once, trimmed, the whole answer bounded", () =>
     Effect.gen(function*() {
+      yield* bigListed
       const answer = yield* mcpPost([1, 2, 3, 4].map((i) => getRepoCall(i)), { "mcp-protocol-version": "2025-03-26" })
       expect(answer.status).toBe(200)
       expect(answer.json).toHaveLength(4)
@@ -93,6 +104,7 @@ layer(PurchaseApp({ repos: REPOS }), REAL_TIME)("one MCP request costs a bounded
 
   it.effect("a get_repo result carries the page once: a README preview without its HTML, part of the tree, a link to the whole page", () =>
     Effect.gen(function*() {
+      yield* bigListed
       const result = yield* callTool("get_repo", { repo: "mallory/big" })
       const text = JSON.stringify(result)
       expect(result.isError).not.toBe(true)
