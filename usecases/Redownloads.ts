@@ -91,7 +91,7 @@ export class Redownloads extends Effect.Service<Redownloads>()("repomarket/Redow
      * code host is asked): a slot among the sale's concurrent downloads, then the receipt's and the client's
      * hourly budgets, in that order (`spendRedownload`). Refusals are 429 with Retry-After and cost no code-host
      * call. The purchase itself never comes here; the buyer's payment-identifier retry asking for updates is
-     * counted against the sale's budget by `Purchases.deliverLatest`.
+     * counted against the sale's and the client's budgets by `Purchases.deliverLatest`.
      */
     const admitSale = Effect.fn("Redownloads.admit")(function*(id: SaleId, client: string) {
       yield* slot(id)
