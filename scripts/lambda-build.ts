@@ -41,7 +41,7 @@ export const templateBuildOf = (entry: string): TemplateBuild => {
   return {
     entryPoints: list("EntryPoints"),
     format: scalar("Format") === "esm" ? "esm" : "cjs",
-    target: scalar("Target") ?? "node20",
+    target: scalar("Target") ?? "node24",
     minify: scalar("Minify") === "true",
     sourcemap: scalar("Sourcemap") === "true",
     external: list("External"),

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import type * as EvmPayment from "../../adapters/evm/EvmPayment.js"
 
 /*
- * The Lambda build bundles each entry into one .mjs with esbuild (template.yaml: ESM, node20, the same
+ * The Lambda build bundles each entry into one .mjs with esbuild (template.yaml: ESM, node24, the same
  * banner). libsecp256k1's WebAssembly is read from a file beside its module, which a bundle leaves out:
  * the EIP-3009 check must then still load and give the same verdicts (through the pure-JS fallback).
  */
@@ -27,7 +27,7 @@ describe("the EVM payment check, bundled as the Lambda build bundles it", () => 
         bundle: true,
         format: "esm",
         platform: "node",
-        target: "node20",
+        target: "node24",
         outfile,
         banner: { js: BANNER },
         external: ["pg-native"],

@@ -1,8 +1,33 @@
+import { execFile, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { LAMBDA_POOL_SIZE, LAMBDA_REQUIRED_SETTINGS } from "../../hosts/lambda/LambdaPorts.js"
 
 const root = new URL("../../", import.meta.url)
+
+/**
+ * AWS Lambda's Node runtimes and the day each can no longer be created (AWS's "Lambda runtimes" page,
+ * "Block function create"; cfn-lint's E2533 reads the same dates). A runtime missing here fails the test.
+ */
+const LAMBDA_NODE_CREATE_BLOCKED: Record<string, string> = {
+  "nodejs18.x": "2026-06-01",
+  "nodejs20.x": "2026-06-01",
+  "nodejs22.x": "2027-06-01",
+  "nodejs24.x": "2028-06-01"
+}
+
+/** cfn-lint on this machine, or null when it is not installed. */
+const cfnLint = (() => {
+  const found = spawnSync("cfn-lint", ["--version"], { encoding: "utf8" })
+  return found.status === 0 ? found.stdout.trim() : null
+})()
+if (cfnLint === null) console.warn("cfn-lint not installed: the template's lint test is skipped (REQUIRE_CFN_LINT=1 makes it fail instead)")
+
+const lint = (file: string) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    execFile("cfn-lint", [file], { encoding: "utf8" }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? null, output: `${stdout}${stderr}`.trim() }))
+  })
 const template = readFileSync(new URL("hosts/lambda/template.yaml", root), "utf8")
 const settingsPage = readFileSync(new URL("docs/settings.md", root), "utf8")
 
@@ -71,8 +96,32 @@ describe("hosts/lambda/template.yaml", () => {
     expect(readFileSync(new URL("adapters/sql/Migrations.ts", root), "utf8")).toContain("Migrator.fromRecord(")
     expect(template).toMatch(/PayloadFormatVersion: "2\.0"/)
     expect(template).toMatch(/ScheduleExpression: rate\(1 minute\)/)
-    expect(template).toMatch(/Runtime: nodejs20\.x/)
   })
+
+  it("runs on a Node runtime AWS still creates, on arm64, each bundle built for that runtime's Node", () => {
+    const runtimes = [...template.matchAll(/^ +Runtime: (\S+)$/gm)].map((m) => m[1]!)
+    expect(runtimes).toEqual(["nodejs24.x"])
+    const runtime = runtimes[0]!
+    // AWS's Lambda runtimes page: the day each Node runtime stops being creatable ("Block function create").
+    const createBlocked = LAMBDA_NODE_CREATE_BLOCKED[runtime]
+    expect(createBlocked, `${runtime} is not a Node runtime AWS lists`).toBeDefined()
+    expect(Date.parse(createBlocked!)).toBeGreaterThan(Date.now())
+    expect(template).toMatch(/^ {4}Architectures: \[arm64\]$/m)
+    // esbuild's target is the runtime's Node: syntax that Node runs natively is left as written.
+    const major = /^nodejs(\d+)\.x$/.exec(runtime)![1]!
+    expect([...template.matchAll(/^ {8}Target: (\S+)$/gm)].map((m) => m[1])).toEqual([`node${major}`, `node${major}`, `node${major}`])
+    // The package's own floor admits that Node.
+    const engines = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { engines: { node: string } }).engines.node
+    expect(Number(/^>=(\d+)/.exec(engines)![1])).toBeLessThanOrEqual(Number(major))
+  })
+
+  it.skipIf(cfnLint === null && process.env["REQUIRE_CFN_LINT"] !== "1")("passes cfn-lint with no error (run when cfn-lint is installed; required in CI)", async () => {
+    expect(cfnLint, "cfn-lint is not installed (pip install cfn-lint), and REQUIRE_CFN_LINT=1 asks for it").not.toBeNull()
+    const result = await lint(new URL("hosts/lambda/template.yaml", root).pathname)
+    // Exit code 0: no error and no warning; 4 (warnings only) and 8 (informational only) are named in the output.
+    expect(result.output).toBe("")
+    expect(result.code).toBe(0)
+  }, 120_000)
 
   it("serves the streaming handler behind a RESPONSE_STREAM Function URL, the buffered one behind BUFFERED", () => {
     const resource = (name: string) => template.slice(template.indexOf(`\n  ${name}:\n`), template.indexOf("\n\n", template.indexOf(`\n  ${name}:\n`)))
