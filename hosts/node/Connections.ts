@@ -5,7 +5,7 @@ import { clientKey } from "../../app/handlers/ClientAddress.js"
 import { TrustedProxiesConfig } from "../../app/TrustedProxies.js"
 
 /*
- * What one connection may cost the Node host. Node 20's defaults keep a client that sends its headers one byte
+ * What one connection may cost the Node host. Node's defaults (the same from 20 to 24) keep a client that sends its headers one byte
  * a second for up to 90 s (headersTimeout 60 s, checked every 30 s), a slow request body for 300 s, a download
  * whose client stopped reading for ever (and with it the code-host download feeding it), and accept
  * connections until the process runs out of file descriptors, after which ordinary requests fail too. Here:
