@@ -4,7 +4,7 @@
 // root as it stands, without installing the root's dependencies: on a fresh clone the root has no node_modules
 // and no dist/. So, saying so in one line each: `npm ci` in the root when it has no node_modules, then
 // `npm run build` there when dist/index.js is missing. Nothing is printed when both are there. (The examples'
-// .npmrc sets ignore-scripts, so that `npm install` does not run the root's `prepare` before its dependencies
+// .npmrc sets ignore-scripts, so that `npm install` runs no lifecycle script of the linked root before its dependencies
 // are there; that skips pre/post scripts too, hence a script of its own called at the start of each.)
 //
 // An example installed from a packed tarball (test/package/pack.test.ts does this, as a project outside the
@@ -22,7 +22,7 @@ if (!existsSync(join(link, "package.json"))) {
 if (lstatSync(link).isSymbolicLink()) {
   const root = realpathSync(link)
   // npm in the root, without the variables npm set for this example's script: they name the example, and carry
-  // its ignore-scripts (the root's install runs its dependencies' scripts and its own prepare, as usual).
+  // its ignore-scripts (the root's install runs its dependencies' scripts, as usual).
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
     k !== "npm_config_local_prefix" && k !== "npm_config_ignore_scripts" &&
     !k.startsWith("npm_package_") && !k.startsWith("npm_lifecycle_")))

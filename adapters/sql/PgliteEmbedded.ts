@@ -2,10 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, type Scope } from "effect"
+import { importOptional } from "../OptionalPackages.js"
 import { EmbeddedDatabaseError, lockDataDir } from "./DataDirLock.js"
 
 /**
@@ -22,6 +21,22 @@ import { EmbeddedDatabaseError, lockDataDir } from "./DataDirLock.js"
 
 /** Pool size; the socket server accepts twice as many so a pool reconnecting never finds it full. */
 const POOL_SIZE = 4
+
+/** PGlite and its socket server: optional peer dependencies, imported when the embedded database first opens. */
+const PGLITE_PACKAGES = ["@electric-sql/pglite", "@electric-sql/pglite-socket"] as const
+
+const loadPglite = Effect.tryPromise({
+  try: () =>
+    importOptional(
+      "The embedded database (no DATABASE_URL set)",
+      PGLITE_PACKAGES,
+      () => Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-socket")])
+    ),
+  catch: (cause) =>
+    new EmbeddedDatabaseError({
+      message: `${cause instanceof Error ? cause.message : String(cause)}; or set DATABASE_URL to a PostgreSQL server`
+    })
+})
 
 /** Options of the embedded PGlite database. */
 export interface PgliteEmbeddedOptions {
@@ -45,6 +60,7 @@ export const servePglite = (
       try: () => mkdirSync(dataDir, { recursive: true, mode: 0o700 }),
       catch: (cause) => new EmbeddedDatabaseError({ message: `Cannot create ${dataDir}: ${String(cause)}` })
     })
+    const [{ PGlite }, { PGLiteSocketServer }] = yield* loadPglite
     yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       attempt(`Cannot open the embedded database in ${dataDir}`, () => PGlite.create(dataDir)),

@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect, Runtime } from "effect"
 import { problemResponse } from "../Guard.js"
 import { problemBody } from "../Problem.js"
+import { loadMcpSdk } from "./McpSdk.js"
 import { mcpServer } from "./McpServer.js"
 import { MCP_PATH } from "./McpToolList.js"
 import { makeMcpTools } from "./McpTools.js"
@@ -73,11 +73,17 @@ export const mcpHandler = Effect.gen(function*() {
     if (refused !== null) {
       return HttpServerResponse.unsafeJson(jsonRpcRefusal(refused), { status: 400, headers: { "cache-control": "no-store" } })
     }
+    // The SDK is imported on the first MCP request (McpSdk.ts); not installed, the door says so.
+    const sdk = yield* Effect.either(Effect.tryPromise(loadMcpSdk))
+    if (sdk._tag === "Left") {
+      yield* Effect.logError(String(sdk.left.error instanceof Error ? sdk.left.error.message : sdk.left.error))
+      return problemResponse(problemBody(503, "mcp_unavailable", "MCP unavailable", "This server's MCP door is not installed; the HTTP API serves the same operations."))
+    }
     const runtime = yield* Effect.runtime<HttpServerRequest.HttpServerRequest>()
     // Every tool result of this request is fitted to one answer budget as it is produced (McpLimits.ts).
     const budget = makeAnswerBudget()
-    const server = mcpServer(tools, (effect) => Runtime.runPromise(runtime)(Effect.scoped(Effect.map(effect, budget.fit))))
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+    const server = mcpServer(sdk.right, tools, (effect) => Runtime.runPromise(runtime)(Effect.scoped(Effect.map(effect, budget.fit))))
+    const transport = new sdk.right.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
     const headers = new Headers()
     for (const name of PASSED_HEADERS) {
       const value = request.headers[name]

@@ -1,6 +1,6 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Effect } from "effect"
+import type { McpSdk } from "./McpSdk.js"
 import type { ToolResult } from "./McpResults.js"
 import type { McpTools, ToolContext } from "./McpTools.js"
 import { TOOLS } from "./McpToolList.js"
@@ -18,14 +18,17 @@ export const MCP_INSTRUCTIONS =
  * An MCP server (the official TypeScript SDK's) answering `tools/list` with `TOOLS` and `tools/call` with
  * `tools.call`, each call run by `run` (which supplies the request and a scope). Transport-neutral: the HTTP
  * route connects it to a Streamable HTTP transport per request, the stdio host to standard input and output.
- * The low-level `Server` is used because the tools bring their own JSON Schemas and decoders.
+ * The low-level `Server` is used because the tools bring their own JSON Schemas and decoders. `sdk` is the
+ * SDK as `loadMcpSdk` imported it.
  */
 export const mcpServer = (
+  sdk: McpSdk,
   tools: McpTools,
   run: (effect: Effect.Effect<ToolResult, never, ToolContext>) => Promise<ToolResult>
 ): Server => {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see above: the high-level McpServer takes only zod schemas.
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS })
+  const { CallToolRequestSchema, ListToolsRequestSchema } = sdk
+  const server = new sdk.Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((t) => ({ ...t, inputSchema: { ...t.inputSchema } })) as never }))
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
     (await run(tools.call(request.params.name, request.params.arguments, request.params._meta))) as never)

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, type Layer } from "effect"
+import { loadPlatformNode } from "../node/PlatformNode.js"
 import { type AppPorts, buildApp } from "./AppRuntime.js"
 
 /** A `node:http` request listener; Express and Connect take it as middleware too. */
@@ -19,8 +19,11 @@ export interface RepomarketNodeHandler {
  * promise resolves (so a bad setting fails here, not on the first request). The caller's address for the
  * per-client limits is the socket's peer. In Express, `app.use("/market", handle)` mounts it under a prefix
  * (Express strips the prefix from `req.url`); with plain `node:http`, see {@link withPathPrefix}.
+ * Needs the optional peer dependency `@effect/platform-node` (`npm install @effect/platform-node`); without it
+ * the promise rejects saying so.
  */
 export const makeNodeHandler = async <E>(ports: Layer.Layer<AppPorts, E>): Promise<RepomarketNodeHandler> => {
+  const { NodeHttpServer } = await loadPlatformNode()
   const { app, runtime } = await buildApp(ports, NodeHttpServer.layerContext)
   const handle = await runtime.runPromise(Effect.map(NodeHttpServer.makeHandler(app), (h): NodeRequestHandler => h))
   return { handle, dispose: () => runtime.dispose() }

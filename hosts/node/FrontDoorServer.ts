@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { ListenOptions, Socket } from "node:net"
-import { NodeHttpServer } from "@effect/platform-node"
+import type { CommandExecutor, Etag, FileSystem, HttpPlatform, HttpServer, HttpServerError, Path, Terminal, Worker } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { type ConnectionLimits, ConnectionLimitsTag, DEFAULT_CONNECTION_LIMITS, limitConnections, serverOptionsOf } from "./Connections.js"
 import { type HostMetrics, HostMetricsTag } from "../../app/HostMetrics.js"
@@ -8,6 +8,7 @@ import { HostLifecycle, type Lifecycle } from "../../app/Lifecycle.js"
 import { nameRequest } from "../../app/RequestId.js"
 import type { FrontDoorCache } from "../../app/frontdoor/Cache.js"
 import { FrontDoor } from "../../app/frontdoor/Service.js"
+import { PlatformNode } from "./PlatformNode.js"
 
 /**
  * A Node server whose front door answers before the app: `request` events it answers never reach the
@@ -43,14 +44,29 @@ export const serverWithFrontDoor = (
 }
 
 /**
+ * What the Node server layer provides: the HTTP server and Effect's Node platform services (`NodeContext`'s,
+ * named here by their `@effect/platform` tags, so these declarations need no optional peer to type-check).
+ */
+export type NodeServerServices =
+  | HttpServer.HttpServer
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | CommandExecutor.CommandExecutor
+  | FileSystem.FileSystem
+  | Path.Path
+  | Terminal.Terminal
+  | Worker.WorkerManager
+
+/**
  * The Node HTTP server layer of `npm start`, with the front door in front of the app; its connection limits
  * are `ConnectionLimitsLive`'s where provided (`npm start` reads them from the environment), else the defaults.
+ * Needs the optional peer dependency `@effect/platform-node`, imported when the layer is built.
  */
-export const NodeServerWithFrontDoor = (options: ListenOptions) =>
+export const NodeServerWithFrontDoor = (options: ListenOptions): Layer.Layer<NodeServerServices, HttpServerError.ServeError, FrontDoor> =>
   Layer.unwrapEffect(
     Effect.map(
-      Effect.all([FrontDoor, Effect.serviceOption(HostLifecycle), Effect.serviceOption(HostMetricsTag), Effect.serviceOption(ConnectionLimitsTag)]),
-      ([door, lifecycle, metrics, limits]) =>
+      Effect.all([PlatformNode, FrontDoor, Effect.serviceOption(HostLifecycle), Effect.serviceOption(HostMetricsTag), Effect.serviceOption(ConnectionLimitsTag)]),
+      ([{ NodeHttpServer }, door, lifecycle, metrics, limits]) =>
         NodeHttpServer.layer(
           () => serverWithFrontDoor(door, Option.getOrUndefined(lifecycle), Option.getOrUndefined(metrics), Option.getOrElse(limits, () => DEFAULT_CONNECTION_LIMITS)),
           options

@@ -13,6 +13,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { UseCasesLive } from "../../app/AppLayer.js"
+import { loadMcpSdk } from "../../app/mcp/McpSdk.js"
 import { mcpServer } from "../../app/mcp/McpServer.js"
 import { makeMcpTools } from "../../app/mcp/McpTools.js"
 import { DefaultPorts } from "./NodePorts.js"
@@ -40,7 +41,7 @@ const stop = (code: number) => {
 
 try {
   const tools = await runtime.runPromise(makeMcpTools)
-  const server = mcpServer(tools, (effect) =>
+  const server = mcpServer(await loadMcpSdk(), tools, (effect) =>
     runtime.runPromise(Effect.scoped(Effect.provideService(effect, HttpServerRequest.HttpServerRequest, stdioRequest))))
   const transport = new StdioServerTransport()
   transport.onclose = () => stop(0)

@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
 
 /*
  * The package as another project gets it: `npm pack` (prepack builds dist/), the tarball's contents, and each
@@ -19,8 +21,8 @@ let tarball = ""
 let files: Array<string> = []
 
 /** Runs a command; a failure carries its output, so a type error in an example shows in the test report. */
-const sh = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
-  run(cmd, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
+const sh = (cmd: string, args: ReadonlyArray<string>, cwd: string, env?: NodeJS.ProcessEnv) =>
+  run(cmd, args, { cwd, maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
     throw Object.assign(new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`), { stdout: e.stdout ?? "" })
   })
 
@@ -170,11 +172,57 @@ describe("a strict consumer of the core alone", () => {
       ""
     ].join("\n"))
     await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+    // What the server's own tools and the optional peers would have brought: none of it is installed.
+    expect(SERVER_ONLY_PACKAGES.filter((name) => existsSync(join(dir, "node_modules", name)))).toEqual([])
     const { stdout } = await sh("node", ["node_modules/typescript/bin/tsc", "-p", ".", "--listFilesOnly"], dir)
     const read = stdout.split("\n").filter((f) => f !== "")
     expect(read.some((f) => f.includes("/node_modules/repomarket/dist/index.d.ts"))).toBe(true)
     expect(read.filter((f) => f.includes("/@types/node/"))).toEqual([])
     await sh("node", ["node_modules/typescript/bin/tsc", "-p", "."], dir)
+  }, 15 * 60_000)
+})
+
+/**
+ * Packages a library user does not run: the server's development and build tools (tsx, esbuild, and
+ * @parcel/watcher, which @effect/platform-node's file watching brings) and the optional peers (the embedded
+ * database, the Node server, the MCP SDK), installed only by whoever asks for them.
+ */
+const SERVER_ONLY_PACKAGES = ["tsx", "esbuild", "@parcel/watcher", "@electric-sql/pglite", "@electric-sql/pglite-socket", "@effect/platform-node", "@modelcontextprotocol/sdk"]
+
+await describePostgres("repomarket/http installed from the tarball alone", () => {
+  it("serves on PostgreSQL without the optional peers, and a part that needs a missing one says which and how to install it", async () => {
+    const dir = join(work, "http-postgres")
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "http-postgres", private: true, type: "module", dependencies: { repomarket: `file:${tarball}` } }))
+    writeFileSync(join(dir, "main.mjs"), [
+      "import { DefaultPorts, makeNodeHandler, makeWebHandler } from \"repomarket/http\"",
+      "const handle = makeWebHandler(DefaultPorts)",
+      "try {",
+      "  if (process.env.DATABASE_URL === undefined) {",
+      "    await handle.ready().then(() => console.log(\"embedded: started\"), (e) => console.log(`embedded: ${e.message}`))",
+      "  } else {",
+      "    console.log(`health: ${(await handle(new Request(\"http://localhost/healthz\"))).status}`)",
+      "    const mcp = await handle(new Request(\"http://localhost/mcp\", { method: \"POST\", headers: { \"content-type\": \"application/json\", accept: \"application/json, text/event-stream\", \"mcp-protocol-version\": \"2025-06-18\" }, body: JSON.stringify({ jsonrpc: \"2.0\", id: 1, method: \"tools/list\" }) }))",
+      "    console.log(`mcp: ${mcp.status} ${(await mcp.json()).code}`)",
+      "    await makeNodeHandler(DefaultPorts).then((h) => h.dispose().then(() => console.log(\"node handler: built\")), (e) => console.log(`node handler: ${e.message}`))",
+      "  }",
+      "} finally {",
+      "  await handle.dispose()",
+      "}",
+      ""
+    ].join("\n"))
+    await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+    expect(SERVER_ONLY_PACKAGES.filter((name) => existsSync(join(dir, "node_modules", name)))).toEqual([])
+    const env = { PATH: process.env["PATH"], HOME: process.env["HOME"], DATA_DIR: join(dir, ".data"), LOG_LEVEL: "Error" }
+    const onPostgres = await Effect.runPromise(Effect.scoped(Effect.flatMap(postgresTestDatabaseUrl, (url) =>
+      Effect.promise(() => sh("node", ["main.mjs"], dir, { ...env, DATABASE_URL: url })))))
+    expect(onPostgres.stdout).toMatch(/^health: 200$/m)
+    // The MCP door answers that it is not installed; the HTTP API serves on.
+    expect(onPostgres.stdout).toMatch(/^mcp: 503 mcp_unavailable$/m)
+    expect(onPostgres.stdout).toMatch(/^node handler: .*needs @effect\/platform-node, an optional peer dependency of repomarket that is not installed: npm install @effect\/platform-node$/m)
+    // No DATABASE_URL: the embedded default names what it needs, and the other way out.
+    const embedded = await sh("node", ["main.mjs"], dir, env)
+    expect(embedded.stdout).toMatch(/^embedded: .*needs @electric-sql\/pglite and @electric-sql\/pglite-socket, .*npm install @electric-sql\/pglite @electric-sql\/pglite-socket; or set DATABASE_URL/m)
   }, 15 * 60_000)
 })
 
