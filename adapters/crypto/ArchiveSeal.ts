@@ -27,7 +27,7 @@ export const RECORD_BYTES = RECORD_PLAIN_BYTES + TAG_BYTES
 export const MAX_HEADER_BYTES = MAGIC.length + 1 + 32 + SALT_BYTES
 const INFO = "repomarket/archives/v1"
 
-const fileKey = (key: Redacted.Redacted<Buffer>, salt: Buffer) => Buffer.from(hkdfSync("sha256", Redacted.value(key), salt, INFO, 32))
+const fileKey = (key: Redacted.Redacted<Uint8Array>, salt: Buffer) => Buffer.from(hkdfSync("sha256", Redacted.value(key), salt, INFO, 32))
 
 const nonceOf = (index: number, last: boolean) => {
   const nonce = Buffer.alloc(12)

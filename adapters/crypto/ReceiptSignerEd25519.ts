@@ -53,7 +53,7 @@ export const canonicalJson = (value: unknown): string => {
 export { didWebOf }
 
 /** The Ed25519 key a `SECRET_KEYS` key derives in `info`'s context (HKDF-SHA256): the same key and context always give the same. */
-const signingKeyOf = (secret: Redacted.Redacted<Buffer>, info: string): KeyObject => {
+const signingKeyOf = (secret: Redacted.Redacted<Uint8Array>, info: string): KeyObject => {
   const seed = Buffer.from(hkdfSync("sha256", Redacted.value(secret), Buffer.alloc(0), info, 32))
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" })
 }

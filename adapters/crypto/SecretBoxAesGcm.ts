@@ -81,7 +81,7 @@ export const makeSecretBox = (ring: KeyRing): Context.Tag.Service<SecretBox> => 
 })
 
 /** MAC keys are derived from the encryption keys, so one key never serves two purposes directly. */
-const hmac = (key: Buffer, message: string) =>
+const hmac = (key: Uint8Array, message: string) =>
   createHmac("sha256", createHmac("sha256", key).update("repomarket/mac/v1").digest()).update(message, "utf8").digest("hex")
 
 /** Keys from `SECRET_KEYS` (or a generated development key under `DATA_DIR`, with a warning). */

@@ -11,14 +11,14 @@ const FORMAT = "expected kid:base64key[,kid2:base64key2] with each key 32 bytes 
 /** The keys a SecretBox may use: the first one seals, every one opens (so keys can rotate). */
 export interface KeyRing {
   /** The key that seals, with its id (written into every sealed secret). */
-  readonly primary: { readonly kid: string; readonly key: Redacted.Redacted<Buffer> }
+  readonly primary: { readonly kid: string; readonly key: Redacted.Redacted<Uint8Array> }
   /** Every key that opens, by id. */
-  readonly byKid: ReadonlyMap<string, Redacted.Redacted<Buffer>>
+  readonly byKid: ReadonlyMap<string, Redacted.Redacted<Uint8Array>>
 }
 
 /** A key ring of the given keys: the first seals, all open. */
 export const keyRingOf = (
-  keys: readonly [{ readonly kid: string; readonly key: Buffer }, ...ReadonlyArray<{ readonly kid: string; readonly key: Buffer }>]
+  keys: readonly [{ readonly kid: string; readonly key: Uint8Array }, ...ReadonlyArray<{ readonly kid: string; readonly key: Uint8Array }>]
 ): KeyRing => ({
   primary: { kid: keys[0].kid, key: Redacted.make(keys[0].key) },
   byKid: new Map(keys.map(({ key, kid }) => [kid, Redacted.make(key)] as const))

@@ -129,11 +129,12 @@ describe("the examples, installed from the tarball, strict tsc, plain node", () 
   }, 15 * 60_000)
 })
 
-describe("a strict consumer of the core alone", () => {
-  // The root entry is meant to load in a browser or an edge runtime: an app importing only `repomarket` must
+describe("a strict consumer of the core and the testing kit", () => {
+  // The root entry is meant to load in a browser or an edge runtime, and the testing kit in any test runner: an
+  // app importing `repomarket` and `repomarket/testing` must
   // type-check with no Node types anywhere (`types: []`, and @types/node not among the files tsc reads even when
   // some dependency installed it), strict, with repomarket's own declarations checked (skipLibCheck false).
-  it("type-checks an app that imports only repomarket, with no @types/node", async () => {
+  it("type-checks an app that imports repomarket and repomarket/testing, with no @types/node", async () => {
     const dir = join(work, "core-only")
     mkdirSync(join(dir, "src"), { recursive: true })
     const ours = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
@@ -169,6 +170,9 @@ describe("a strict consumer of the core alone", () => {
       "export const spend = (key: string) => Effect.flatMap(SingleUse, (s) => s.spend(\"demo\", key, new Date(0)))",
       "export const wired = UseCasesLive.pipe(Layer.orDie)",
       "export const check = verifyReceipt",
+      // The testing kit too: its declarations name no Node type (a key is a Uint8Array, not a Buffer).
+      "import { memoryPorts } from \"repomarket/testing\"",
+      "export const ports = memoryPorts({ baseUrl: \"https://shop.example\" })",
       ""
     ].join("\n"))
     await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir)
