@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { closedPort } from "../faults/fakeFacilitator.js"
+import { eventually } from "../faults/support.js"
 import { exitOf, getOnNewConnection, request, signInFromLog, startServer } from "../restart/serverProcess.js"
 import { describePostgres, postgresTestDatabaseUrl } from "../support/postgres.js"
 
@@ -42,7 +43,16 @@ const tempDir = Effect.acquireRelease(
   (d) => Effect.promise(() => rm(d, { recursive: true, force: true }))
 )
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** The lines of `output` that parse as JSON objects (a line still being written is left for the next look). */
+const linesSoFar = (output: string): Array<JsonLine> =>
+  output.split("\n").flatMap((line) => {
+    try {
+      const parsed: unknown = JSON.parse(line)
+      return typeof parsed === "object" && parsed !== null ? [parsed as JsonLine] : []
+    } catch {
+      return []
+    }
+  })
 
 describe("LOG_FORMAT", () => {
   it.scopedLive("json: one object per line, with host and pid; a request id finds its access line", () =>
@@ -55,7 +65,8 @@ describe("LOG_FORMAT", () => {
       const id = missing.headers.get("x-request-id")!
       // Sign-in by the development mailer's warning, read from the JSON log as a person would read it.
       expect((yield* signInFromLog(server, "logs@example.com")).length).toBeGreaterThan(10)
-      yield* Effect.promise(() => sleep(200))
+      // The access line is written once the answer has gone: wait for it, not for a time.
+      yield* eventually("the 404's access line", () => linesSoFar(server.output()).some((l) => String(l.message).includes(id)), 60_000)
       const lines = jsonLines(server.output())
       expect(new Set(lines.map((l) => l.pid)).size).toBe(1)
       const access = lines.filter((l) => String(l.message).includes(id))
@@ -87,7 +98,10 @@ await describePostgres("LOG_FORMAT=json with WORKERS=2", () => {
       const server = yield* startServer({ TMPDIR: dir, DATA_DIR: join(dir, "data"), DATABASE_URL: databaseUrl, SECRET_KEYS, WORKERS: "2", LOG_FORMAT: "json" }, port, 180_000)
       // Each on a connection of its own: the primary hands connections to the workers in turn.
       for (let i = 0; i < 6; i++) expect(yield* Effect.promise(() => getOnNewConnection(`${server.origin}/healthz`))).toBe(200)
-      yield* Effect.promise(() => sleep(200))
+      // Each worker writes its access lines after answering, on its own time: wait until both have written one
+      // (on a busy machine a worker's first line came after the last answer), not for a fixed time.
+      const workerPidsSoFar = () => new Set(linesSoFar(server.output()).filter((l) => l.role === undefined && String(l.message).startsWith("GET /healthz")).map((l) => l.pid))
+      yield* eventually("an access line from each of the 2 workers", () => workerPidsSoFar().size >= 2, 60_000)
       const lines = jsonLines(server.output())
       const primary = lines.filter((l) => l.role === "primary")
       expect(primary.map((l) => l.message)).toContain("starting 2 workers")
