@@ -5,7 +5,8 @@
 # .cache/node/ (ignored by git), so only the first run downloads it (~50 MB). Examples:
 #   scripts/with-node.sh 24 npm ci && scripts/with-node.sh 24 npm test
 #   scripts/with-node.sh 22 npx vitest run test/package
-# .ci/run uses it: the whole suite on Node 24, the package, Lambda and start-up suites again on Node 22.
+# .ci/run uses it: the whole suite on Node 24, the package, Lambda and start-up suites again on Node 22
+# (`npm run test:nodes` does both here, `npm run test:node22` the second part).
 # Elsewhere than Linux x64, use the version manager of your choice with .nvmrc / .node-version (24).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
