@@ -194,7 +194,7 @@ describe("a strict consumer of the core and the testing kit", () => {
 const SERVER_ONLY_PACKAGES = ["tsx", "esbuild", "@parcel/watcher", "@electric-sql/pglite", "@electric-sql/pglite-socket", "@effect/platform-node", "@modelcontextprotocol/sdk"]
 
 await describePostgres("repomarket/http installed from the tarball alone", () => {
-  it("serves on PostgreSQL without the optional peers, and a part that needs a missing one says which and how to install it", async () => {
+  it("serves on PostgreSQL without the optional peers, a part that needs a missing one says which and how to install it, and the Node server runs with @effect/platform-node alone", async () => {
     const dir = join(work, "http-postgres")
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "http-postgres", private: true, type: "module", dependencies: { repomarket: `file:${tarball}` } }))
@@ -227,6 +227,23 @@ await describePostgres("repomarket/http installed from the tarball alone", () =>
     // No DATABASE_URL: the embedded default names what it needs, and the other way out.
     const embedded = await sh("node", ["main.mjs"], dir, env)
     expect(embedded.stdout).toMatch(/^embedded: .*needs @electric-sql\/pglite and @electric-sql\/pglite-socket, .*npm install @electric-sql\/pglite @electric-sql\/pglite-socket; or set DATABASE_URL/m)
+    // With the one peer the Node server needs, as the message says: `npm start`'s server on PostgreSQL, still no PGlite.
+    const ours = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { peerDependencies: Record<string, string> }
+    await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", `@effect/platform-node@${ours.peerDependencies["@effect/platform-node"]}`], dir)
+    expect(existsSync(join(dir, "node_modules", "@electric-sql", "pglite"))).toBe(false)
+    writeFileSync(join(dir, "server.mjs"), [
+      "import { DefaultPorts, startNodeServer } from \"repomarket/http\"",
+      "const server = await startNodeServer(DefaultPorts, { port: 0, host: \"127.0.0.1\" })",
+      "try {",
+      "  console.log(`node server health: ${(await fetch(`${server.url}/healthz`)).status}`)",
+      "} finally {",
+      "  await server.close()",
+      "}",
+      ""
+    ].join("\n"))
+    const served = await Effect.runPromise(Effect.scoped(Effect.flatMap(postgresTestDatabaseUrl, (url) =>
+      Effect.promise(() => sh("node", ["server.mjs"], dir, { ...env, DATABASE_URL: url, BASE_URL: "http://127.0.0.1" })))))
+    expect(served.stdout).toMatch(/^node server health: 200$/m)
   }, 15 * 60_000)
 })
 
