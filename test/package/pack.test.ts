@@ -80,6 +80,10 @@ describe("npm pack", () => {
     const ts = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
     expect(ts.filter((f) => !shipped.has(`dist/${f.replace(/\.ts$/, ".d.ts.map")}`))).toEqual([])
     expect(ts.filter((f) => !shipped.has(`dist/${f.replace(/\.ts$/, ".js")}`))).toEqual([])
+    // npm runs none of the package's scripts when a project installs it: no install-time lifecycle script (npm
+    // would list it, and `prepare` named scripts/build-assets.mjs, which the tarball does not ship).
+    const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+    expect(Object.keys(scripts).filter((name) => ["preinstall", "install", "postinstall", "prepare", "prepublish", "preprepare", "postprepare"].includes(name))).toEqual([])
     console.log(`tarball: ${files.length} files`)
   })
 })
