@@ -69,9 +69,11 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 /** Plain routes beside the API: the sign-in page, the OpenAPI document, a health check (see Lifecycle). */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const spec = openApiDocument((yield* PublicOrigin).baseUrl)
+    const { baseUrl } = yield* PublicOrigin
+    // Derived from the Api on the first request, not at start-up (a cold start's work otherwise), then kept.
+    const spec = yield* Effect.cached(Effect.sync(() => openApiDocument(baseUrl)))
     yield* router.get("/auth/verify", verifyPage)
-    yield* router.get("/openapi.json", HttpServerResponse.json(spec))
+    yield* router.get("/openapi.json", Effect.flatMap(spec, (document) => HttpServerResponse.json(document)))
     yield* router.get("/healthz", healthz)
   })
 )

@@ -88,8 +88,9 @@ const docsPage = () => {
 export const DocsRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const script = yield* Effect.cached(yield* ScalarScriptSource)
-    const page = docsPage()
-    yield* router.get("/docs", Effect.succeed(HttpServerResponse.text(page, {
+    // Built on the first request, not at start-up: the OpenAPI document is a cold start's work otherwise.
+    const page = yield* Effect.cached(Effect.sync(docsPage))
+    yield* router.get("/docs", Effect.map(page, (html) => HttpServerResponse.text(html, {
       contentType: "text/html; charset=utf-8",
       headers: {
         "content-security-policy": DOCS_CSP,
