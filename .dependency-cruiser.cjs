@@ -1,21 +1,24 @@
 /**
  * Import boundaries: the layers of docs/architecture.md, each a folder, every arrow pointing one way.
  *
- *   model/     pure data and rules                       → model, effect
- *   ports/     services (Context.Tags), their data, errors → ports, model, effect
- *   usecases/  the operations, written against ports      → usecases, ports, model, effect
- *   codec/     protocol codecs (x402 wire, SIWX, HTML)    → codec, model, ports, effect, packages
- *   adapters/  implement ports                            → adapters, codec, ports, model, packages
- *   app/       the transport-neutral HTTP application      → app, usecases, codec, ports, model, packages
+ *   domain/           the core. Its model (every file of domain/ outside domain/usecases/: pure data and rules)
+ *                     → model, effect
+ *   ports/            services (Context.Tags), their data, errors → ports, model, effect
+ *   domain/usecases/  the operations, written against ports → usecases, ports, model, effect
+ *   codec/            protocol codecs (x402 wire, SIWX, HTML) → codec, model, ports, effect, packages
+ *   adapters/         implement ports → adapters, codec, ports, model, packages
+ *   app/              the transport-neutral HTTP application → app, usecases, codec, ports, model, packages
  *   hosts/     Node server, Lambda, embed, workers, and the one composition root (hosts/Ports.ts) → anything above
  *   entry/, index.ts  the package's entry points          → anything above (re-exports)
  *
- * The one known exception: model/rules/Tokens.ts mints ids with the SecretBox port (rule below).
+ * The one known exception: domain/rules/Tokens.ts mints ids with the SecretBox port (rule below).
  * `npm run lint:boundaries` fails CI on any violation; test/package/boundaries.test.ts plants a wrong-way import for
  * every rule and checks the run fails.
  */
 const PACKAGES = "^node_modules/"
 const EFFECT = "^node_modules/effect/"
+/** The model: domain/ without its use cases. */
+const MODEL = "^domain/(?!usecases/)"
 module.exports = {
   forbidden: [
     {
@@ -24,42 +27,42 @@ module.exports = {
         "the model imports only the model and effect, type-only imports too: no port, no other package, no node: " +
         "builtin. A rule that needs a service is a use case, or takes the function as a parameter.",
       severity: "error",
-      from: { path: "^model/", pathNot: "^model/rules/Tokens[.]ts$" },
-      to: { pathNot: ["^model/", EFFECT] }
+      from: { path: MODEL, pathNot: "^domain/rules/Tokens[.]ts$" },
+      to: { pathNot: [MODEL, EFFECT] }
     },
     {
       name: "model-tokens-imports-only-secretbox",
-      comment: "the one exception: model/rules/Tokens.ts mints ids with the SecretBox port. Nothing else.",
+      comment: "the one exception: domain/rules/Tokens.ts mints ids with the SecretBox port. Nothing else.",
       severity: "error",
-      from: { path: "^model/rules/Tokens[.]ts$" },
-      to: { pathNot: ["^model/", EFFECT, "^ports/SecretBox[.]ts$"] }
+      from: { path: "^domain/rules/Tokens[.]ts$" },
+      to: { pathNot: [MODEL, EFFECT, "^ports/SecretBox[.]ts$"] }
     },
     {
       name: "ports-import-only-model-and-effect",
       severity: "error",
       from: { path: "^ports/" },
-      to: { pathNot: ["^ports/", "^model/", EFFECT] }
+      to: { pathNot: ["^ports/", MODEL, EFFECT] }
     },
     {
       name: "use-cases-import-only-model-ports-and-effect",
       comment: "use cases are written against ports: the model, ports, other use cases and effect; no adapter, no other package",
       severity: "error",
-      from: { path: "^usecases/" },
-      to: { pathNot: ["^usecases/", "^ports/", "^model/", EFFECT] }
+      from: { path: "^domain/usecases/" },
+      to: { pathNot: ["^domain/usecases/", "^ports/", MODEL, EFFECT] }
     },
     {
       name: "codec-imports-only-model-ports-and-packages",
       comment: "a protocol codec is pure translation both the app and the adapters use: no use case, adapter, app or host",
       severity: "error",
       from: { path: "^codec/" },
-      to: { pathNot: ["^codec/", "^model/", "^ports/", PACKAGES] }
+      to: { pathNot: ["^codec/", MODEL, "^ports/", PACKAGES] }
     },
     {
       name: "adapters-import-no-use-case-app-or-host",
       comment: "adapters implement ports: they may use the model, ports, codecs, other adapters and packages",
       severity: "error",
       from: { path: "^adapters/" },
-      to: { path: "^(usecases|app|hosts|entry|testing)/|^index[.]ts$" }
+      to: { path: "^(domain/usecases|app|hosts|entry|testing)/|^index[.]ts$" }
     },
     {
       name: "app-imports-no-adapter-or-host",
@@ -85,7 +88,7 @@ module.exports = {
       name: "server-does-not-import-browser-code",
       comment: "web/ is browser code: the server gets it only as built assets (scripts/build-assets.mjs → app/pages/generated/)",
       severity: "error",
-      from: { path: "^(model|ports|usecases|codec|adapters|app|hosts|entry|testing)/|^index[.]ts$" },
+      from: { path: "^(domain|ports|codec|adapters|app|hosts|entry|testing)/|^index[.]ts$" },
       to: { path: "^web/" }
     },
     {
@@ -93,7 +96,7 @@ module.exports = {
       comment: "web/ runs in a browser: no server code, no Node built-ins",
       severity: "error",
       from: { path: "^web/" },
-      to: { path: "^(model|ports|usecases|codec|adapters|app|hosts|entry|testing|test|bench|scripts)/" }
+      to: { path: "^(domain|ports|codec|adapters|app|hosts|entry|testing|test|bench|scripts)/" }
     },
     {
       name: "browser-code-has-no-node-builtins",
@@ -105,7 +108,7 @@ module.exports = {
       name: "no-circular-in-core",
       comment: "no import cycle through the model, the ports or the use cases",
       severity: "error",
-      from: { path: "^(model|ports|usecases)/" },
+      from: { path: "^(domain|ports)/" },
       to: { circular: true }
     }
   ],

@@ -12,7 +12,7 @@
  */
 
 // The model: data and the rules over it (pure).
-export { Account } from "./model/Account.js"
+export { Account } from "./domain/Account.js"
 export {
   CATEGORIES,
   type Category,
@@ -25,7 +25,7 @@ export {
   type CatalogPage,
   type CategoryCount,
   positionOf
-} from "./model/Catalog.js"
+} from "./domain/Catalog.js"
 export {
   Checkout,
   buildCheckout,
@@ -33,8 +33,8 @@ export {
   checkoutPath,
   testCheckoutPath,
   repoPagePath
-} from "./model/Checkout.js"
-export { MAGIC_LINK_TTL_MS, SESSION_TTL_MS, MagicLinkToken, Session, ApiKey, Principal } from "./model/Credentials.js"
+} from "./domain/Checkout.js"
+export { MAGIC_LINK_TTL_MS, SESSION_TTL_MS, MagicLinkToken, Session, ApiKey, Principal } from "./domain/Credentials.js"
 export {
   FieldProblem,
   InvalidInput,
@@ -62,7 +62,7 @@ export {
   NotImplemented,
   WalletProofRefused,
   SearchUnavailable
-} from "./model/Errors.js"
+} from "./domain/Errors.js"
 export {
   AccountId,
   ListingId,
@@ -77,8 +77,8 @@ export {
   repoKey,
   TokenDigest,
   SealedSecret
-} from "./model/Ids.js"
-export { ListingStatus, Listing } from "./model/Listing.js"
+} from "./domain/Ids.js"
+export { ListingStatus, Listing } from "./domain/Listing.js"
 export {
   AtomicAmount,
   USDC_DECIMALS,
@@ -89,7 +89,7 @@ export {
   priceProblemMessage,
   parsePriceUsd,
   formatUsd
-} from "./model/Money.js"
+} from "./domain/Money.js"
 export {
   OFFER_RECEIPT_VERSION,
   type ArchiveDigest,
@@ -105,18 +105,18 @@ export {
   updatesUntil,
   didWebOf,
   type DeliveredUpdate
-} from "./model/ReceiptClaims.js"
-export { SaleStatus, Sale } from "./model/Sale.js"
-export { Delivery } from "./model/Delivery.js"
-export { Chain, CHAINS, walletField, Address, Wallets, noWallets, chainsOf, type ChainFacts } from "./model/Wallet.js"
+} from "./domain/ReceiptClaims.js"
+export { SaleStatus, Sale } from "./domain/Sale.js"
+export { Delivery } from "./domain/Delivery.js"
+export { Chain, CHAINS, walletField, Address, Wallets, noWallets, chainsOf, type ChainFacts } from "./domain/Wallet.js"
 export {
   DeliveryStatus,
   DELIVERY_WINDOW_MS,
   ATTEMPT_TIMEOUT_MS,
   WebhookEvent,
   latestEvent
-} from "./model/WebhookEvent.js"
-export { API_KEY_PREFIX, formatApiKey, isWellFormedApiKey, apiKeyLast4 } from "./model/rules/ApiKeyFormat.js"
+} from "./domain/WebhookEvent.js"
+export { API_KEY_PREFIX, formatApiKey, isWellFormedApiKey, apiKeyLast4 } from "./domain/rules/ApiKeyFormat.js"
 export {
   type CatalogParams,
   CATALOG_PARAMS,
@@ -125,26 +125,26 @@ export {
   encodeCursor,
   decodeCursor,
   parseCatalogQuery
-} from "./model/rules/CatalogQuery.js"
-export { categorize } from "./model/rules/Category.js"
-export { nextAttemptAt, isDelivered } from "./model/rules/DeliveryPolicy.js"
-export { normalizeEmail } from "./model/rules/Email.js"
-export { FieldErrors, pricePatch, walletPatches } from "./model/rules/Fields.js"
-export { type ParsedHostUrl, parseHostUrl, isPlausibleOwner, isPlausibleRepoName } from "./model/rules/HostUrl.js"
-export { SkipReason, SkippedListing, skipReason } from "./model/rules/ListingsSkipped.js"
-export { type ListingAccess, provesControl, accessTo } from "./model/rules/Ownership.js"
-export { type WalletPatches, resolvePayTo } from "./model/rules/PayoutResolution.js"
-export { RECEIPT_TTL_MS, receiptToken, parseReceipt, receiptExpired } from "./model/rules/Receipt.js"
-export { MAX_TIMEOUT_SECONDS, requirementsOf, matchesTerms, matchRequirement } from "./model/rules/Requirements.js"
-export { saleSettledBody } from "./model/rules/SaleEvent.js"
-export { README_TEXT_LIMIT, nameSearchText, readmeSearchText, topicsSearchText } from "./model/rules/SearchText.js"
-export { chainNames, isSelling, sellingNote } from "./model/rules/Selling.js"
-export { SIWX_CHALLENGE_TTL_MS, mintSiwxNonce, openSiwxNonce } from "./model/rules/SiwxNonce.js"
-export { TAGLINE_MAX_CODE_POINTS, validateTagline } from "./model/rules/Tagline.js"
-export { takeDown } from "./model/rules/Takedown.js"
-export { testGoodsFiles } from "./model/rules/TestGoods.js"
-export { Patch, fromField } from "./model/rules/ThreeState.js"
-export { WEBHOOK_URL_MAX_LENGTH, validateWebhookUrl } from "./model/rules/WebhookUrl.js"
+} from "./domain/rules/CatalogQuery.js"
+export { categorize } from "./domain/rules/Category.js"
+export { nextAttemptAt, isDelivered } from "./domain/rules/DeliveryPolicy.js"
+export { normalizeEmail } from "./domain/rules/Email.js"
+export { FieldErrors, pricePatch, walletPatches } from "./domain/rules/Fields.js"
+export { type ParsedHostUrl, parseHostUrl, isPlausibleOwner, isPlausibleRepoName } from "./domain/rules/HostUrl.js"
+export { SkipReason, SkippedListing, skipReason } from "./domain/rules/ListingsSkipped.js"
+export { type ListingAccess, provesControl, accessTo } from "./domain/rules/Ownership.js"
+export { type WalletPatches, resolvePayTo } from "./domain/rules/PayoutResolution.js"
+export { RECEIPT_TTL_MS, receiptToken, parseReceipt, receiptExpired } from "./domain/rules/Receipt.js"
+export { MAX_TIMEOUT_SECONDS, requirementsOf, matchesTerms, matchRequirement } from "./domain/rules/Requirements.js"
+export { saleSettledBody } from "./domain/rules/SaleEvent.js"
+export { README_TEXT_LIMIT, nameSearchText, readmeSearchText, topicsSearchText } from "./domain/rules/SearchText.js"
+export { chainNames, isSelling, sellingNote } from "./domain/rules/Selling.js"
+export { SIWX_CHALLENGE_TTL_MS, mintSiwxNonce, openSiwxNonce } from "./domain/rules/SiwxNonce.js"
+export { TAGLINE_MAX_CODE_POINTS, validateTagline } from "./domain/rules/Tagline.js"
+export { takeDown } from "./domain/rules/Takedown.js"
+export { testGoodsFiles } from "./domain/rules/TestGoods.js"
+export { Patch, fromField } from "./domain/rules/ThreeState.js"
+export { WEBHOOK_URL_MAX_LENGTH, validateWebhookUrl } from "./domain/rules/WebhookUrl.js"
 
 // The ports: what the use cases need from the world.
 export { AccountStore } from "./ports/AccountStore.js"
@@ -206,24 +206,24 @@ export { type WalletProofExpectation, type ProvenWallet, WalletProofError, Walle
 export { WebhookSendError, WebhookSender } from "./ports/WebhookSender.js"
 
 // The use cases, and the layer that wires them over whatever ports a host provides.
-export { type AccountPatchInput, type AccountPatchResult, Accounts } from "./usecases/Accounts.js"
-export { LIMITS, type IssuedSession, Auth } from "./usecases/Auth.js"
-export { type CatalogResult, type Home, HOME_NEWEST, Catalog } from "./usecases/Catalog.js"
-export { MAX_PAGE, DEFAULT_PAGE, type LedgerRow, type LedgerPage, Dashboard } from "./usecases/Dashboard.js"
+export { type AccountPatchInput, type AccountPatchResult, Accounts } from "./domain/usecases/Accounts.js"
+export { LIMITS, type IssuedSession, Auth } from "./domain/usecases/Auth.js"
+export { type CatalogResult, type Home, HOME_NEWEST, Catalog } from "./domain/usecases/Catalog.js"
+export { MAX_PAGE, DEFAULT_PAGE, type LedgerRow, type LedgerPage, Dashboard } from "./domain/usecases/Dashboard.js"
 export {
   HOST_CONNECTION_TTL_MS,
   type CallbackInput,
   type PendingConnection,
   HostConnection
-} from "./usecases/HostConnection.js"
+} from "./domain/usecases/HostConnection.js"
 export {
   type CreateListingInput,
   type UpdateListingInput,
   ANONYMOUS_LISTINGS_PER_HOUR,
   Listings
-} from "./usecases/Listings.js"
-export { type Goods, type Quote, PAYMENT_ATTEMPTS_PER_MINUTE, Purchases } from "./usecases/Purchases.js"
-export { type ReconcileOptions, type ReconcileSummary, Reconciler } from "./usecases/Reconciler.js"
+} from "./domain/usecases/Listings.js"
+export { type Goods, type Quote, PAYMENT_ATTEMPTS_PER_MINUTE, Purchases } from "./domain/usecases/Purchases.js"
+export { type ReconcileOptions, type ReconcileSummary, Reconciler } from "./domain/usecases/Reconciler.js"
 export {
   SIWX_HEADER,
   type SiwxChallenge,
@@ -233,9 +233,9 @@ export {
   CONCURRENT_DOWNLOADS_PER_RECEIPT,
   CONCURRENT_RETRY_AFTER_SECONDS,
   Redownloads
-} from "./usecases/Redownloads.js"
-export { SETTLE_BY_MARGIN_MS, Settlements } from "./usecases/Settlements.js"
-export { type SitemapPage, URLS_PER_SITEMAP, sitemapPages, Sitemap } from "./usecases/Sitemap.js"
+} from "./domain/usecases/Redownloads.js"
+export { SETTLE_BY_MARGIN_MS, Settlements } from "./domain/usecases/Settlements.js"
+export { type SitemapPage, URLS_PER_SITEMAP, sitemapPages, Sitemap } from "./domain/usecases/Sitemap.js"
 export {
   type IndexedRepo,
   type OwnerPage,
@@ -243,9 +243,9 @@ export {
   INDEX_UNAVAILABLE,
   type RepoPage,
   Storefront
-} from "./usecases/Storefront.js"
-export { Webhooks } from "./usecases/Webhooks.js"
-export { UseCasesLive } from "./usecases/UseCases.js"
+} from "./domain/usecases/Storefront.js"
+export { Webhooks } from "./domain/usecases/Webhooks.js"
+export { UseCasesLive } from "./domain/usecases/UseCases.js"
 
 // Protocol checks that run anywhere.
 export {
@@ -265,4 +265,4 @@ export {
   IN_TOTO_PAYLOAD_TYPE,
   IN_TOTO_STATEMENT_TYPE,
   pae
-} from "./model/Provenance.js"
+} from "./domain/Provenance.js"

@@ -3,11 +3,11 @@
  * Mutation testing of the domain: StrykerJS 9 (10.x needs Node 22) with the vitest runner, perTest coverage
  * (only the tests that reach a mutant run against it). Two scopes (README, "Mutation testing"):
  *
- * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `model/rules/**` and `model/Money.ts` against
+ * - `npm run test:mutation` (MUTATION_SCOPE unset or `rules`): `domain/rules/**` and `domain/Money.ts` against
  *   `test/domain`. This is the measured scope with floors (scripts/mutationThresholds.mjs), run by CI when the
  *   rules or their tests change; incremental from `mutation/incremental.json`, committed so CI starts from the
  *   last run.
- * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `model/` and `usecases/` against every suite that needs no
+ * - `npm run test:mutation:full` (MUTATION_SCOPE=full): all of `domain/` and `domain/usecases/` against every suite that needs no
  *   outside service (vitest.mutation.config.ts); its incremental record stays under `reports/`.
  * - `npm run test:mutation:money` (MUTATION_SCOPE=money): the code that decides whether money moved, whether a
  *   payment matches the offer and whether goods go out — the Base and Solana local checks, payment readers and
@@ -39,21 +39,21 @@ export const MONEY_SCOPE_FILES = [
   "adapters/x402/FacilitatorHttp.ts",
   "codec/PaymentHeader.ts",
   "codec/Wire.ts",
-  "usecases/Purchases.ts",
+  "domain/usecases/Purchases.ts",
   // The purchase, one file per operation (the buyer-facing message texts in purchases/Messages.ts are not money
   // decisions; purchases/Types.ts and Deps.ts hold no logic).
-  "usecases/purchases/Quote.ts",
-  "usecases/purchases/Pay.ts",
-  "usecases/purchases/Goods.ts",
-  "usecases/purchases/Recovery.ts",
+  "domain/usecases/purchases/Quote.ts",
+  "domain/usecases/purchases/Pay.ts",
+  "domain/usecases/purchases/Goods.ts",
+  "domain/usecases/purchases/Recovery.ts",
   // Updates after purchase hand out goods without a payment: who may, which commit, within which window.
-  "usecases/purchases/Updates.ts",
+  "domain/usecases/purchases/Updates.ts",
   // Which digest a delivery, its receipt and an offer name, and when an archive is cut (issue 30).
-  "usecases/ArchiveCuts.ts",
-  "usecases/Settlements.ts",
-  "usecases/Reconciler.ts",
+  "domain/usecases/ArchiveCuts.ts",
+  "domain/usecases/Settlements.ts",
+  "domain/usecases/Reconciler.ts",
   // Which settle answers are refusals and which leave the payment's fate to the chain (issue 39).
-  "model/SettlementReasons.ts"
+  "domain/SettlementReasons.ts"
 ]
 // adapters/x402 holds the facilitator's socket-level test (a settle is never re-sent on a reset connection).
 const MONEY_SCOPE_SUITES = "adapters/chain-status,adapters/payments,adapters/x402,usecases"
@@ -73,10 +73,10 @@ export default {
   mutate: process.env.MUTATE
     ? process.env.MUTATE.split(",")
     : full
-    ? ["model/**/*.ts", "usecases/**/*.ts"]
+    ? ["domain/**/*.ts"]
     : money
     ? MONEY_SCOPE_FILES
-    : ["model/rules/**/*.ts", "model/Money.ts"],
+    : ["domain/rules/**/*.ts", "domain/Money.ts"],
   incremental: true,
   // Only the rules and money scopes, run whole, write the committed records: a narrowed run's survivors are not the scope's.
   incrementalFile: narrowed

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CATALOG_SORTS } from "../model/Catalog.js"
-import { CATEGORIES } from "../model/rules/Category.js"
+import { CATALOG_SORTS } from "../domain/Catalog.js"
+import { CATEGORIES } from "../domain/rules/Category.js"
 import * as P from "./Problem.js"
 
 /** Every parameter is a string here and validated by the use case, so one 400 names every bad parameter. */

@@ -1,9 +1,9 @@
-import { type CatalogEntry, type CatalogQuery } from "../model/Catalog.js"
-import { checkoutPath, repoPagePath, testCheckoutPath } from "../model/Checkout.js"
-import { formatUsd } from "../model/Money.js"
-import { encodeCursor } from "../model/rules/CatalogQuery.js"
-import type { CatalogResult, Home } from "../usecases/Catalog.js"
-import { chainsOf } from "../model/Wallet.js"
+import { type CatalogEntry, type CatalogQuery } from "../domain/Catalog.js"
+import { checkoutPath, repoPagePath, testCheckoutPath } from "../domain/Checkout.js"
+import { formatUsd } from "../domain/Money.js"
+import { encodeCursor } from "../domain/rules/CatalogQuery.js"
+import type { CatalogResult, Home } from "../domain/usecases/Catalog.js"
+import { chainsOf } from "../domain/Wallet.js"
 import type { CatalogItem, CatalogPageSchema, HomeSchema } from "./CatalogApi.js"
 
 /** The catalog as JSON. Absolute checkout URLs on `BASE_URL`; `page` and `next` are paths. */

@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import * as E from "../model/Errors.js"
+import * as E from "../domain/Errors.js"
 
 /** RFC 9457 problem details, with a stable machine `code` and per-field `errors`. */
 export const ProblemJson = Schema.Struct({

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { UpdatesDays, updatesDaysProblem } from "../model/Listing.js"
-import { CATEGORIES } from "../model/rules/Category.js"
+import { UpdatesDays, updatesDaysProblem } from "../domain/Listing.js"
+import { CATEGORIES } from "../domain/rules/Category.js"
 
 /**
  * Request and response bodies as the contract names their fields (snake_case). Requests reject unknown

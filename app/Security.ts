@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Context, Option, Schema } from "effect"
-import type { Principal } from "../model/Credentials.js"
+import type { Principal } from "../domain/Credentials.js"
 import * as P from "./Problem.js"
 
 /** The authenticated caller of a management endpoint. */

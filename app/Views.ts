@@ -1,11 +1,11 @@
 import { Option } from "effect"
-import type { Account } from "../model/Account.js"
-import { checkoutPath, repoPagePath, testCheckoutPath } from "../model/Checkout.js"
-import type { Listing } from "../model/Listing.js"
-import { formatUsd } from "../model/Money.js"
-import { isSelling, sellingNote } from "../model/rules/Selling.js"
-import type { OwnerPage, RepoPage } from "../usecases/Storefront.js"
-import { chainsOf } from "../model/Wallet.js"
+import type { Account } from "../domain/Account.js"
+import { checkoutPath, repoPagePath, testCheckoutPath } from "../domain/Checkout.js"
+import type { Listing } from "../domain/Listing.js"
+import { formatUsd } from "../domain/Money.js"
+import { isSelling, sellingNote } from "../domain/rules/Selling.js"
+import type { OwnerPage, RepoPage } from "../domain/usecases/Storefront.js"
+import { chainsOf } from "../domain/Wallet.js"
 import type * as S from "./Schemas.js"
 
 /** Domain objects as the contract's JSON. Absolute URLs are built from `BASE_URL`; `page` is a path. */

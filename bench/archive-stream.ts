@@ -17,7 +17,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web"
 import { parseArgs } from "node:util"
 import { ConfigProvider, Effect, Layer, Option, Stream } from "effect"
 import { CodeHostGithub } from "../adapters/github/CodeHostGithub.js"
-import { RepoRef } from "../model/Ids.js"
+import { RepoRef } from "../domain/Ids.js"
 import { CodeHost } from "../ports/CodeHost.js"
 
 const { values } = parseArgs({ options: { mib: { type: "string", default: "1024" } } })

@@ -52,7 +52,7 @@ startWatchdog(600)
 const ROOT = join(import.meta.dirname, "..")
 const SHA = "0123456789abcdef0123456789abcdef01234567"
 const ARCHIVE_BYTES = Math.round(MIB * 1024 * 1024)
-/** The limits as documented (README, usecases/Redownloads.ts): what the run is read against. */
+/** The limits as documented (README, domain/usecases/Redownloads.ts): what the run is read against. */
 const DOCUMENTED = "10 re-downloads per receipt an hour, 30 per client address an hour, 2 at once per receipt (429 + Retry-After)"
 
 /** The archive's bytes, made once: printable noise (nothing checks that it is gzip). */

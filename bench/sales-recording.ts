@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util"
 import { Effect, Layer, Option } from "effect"
 import { StorageSql } from "../adapters/sql/SqlLive.js"
-import { Sale } from "../model/Sale.js"
+import { Sale } from "../domain/Sale.js"
 import { SaleLedger } from "../ports/SaleLedger.js"
 import { aSale } from "../test/support/fixtures.js"
 import { pgliteTestDatabase } from "../test/support/pglite.js"

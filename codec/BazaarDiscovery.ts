@@ -1,6 +1,6 @@
 import type { HTTPRequestContext } from "@x402/core/http"
 import { BAZAAR, bazaarResourceServerExtension, declareDiscoveryExtension, sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar"
-import { isRecord } from "../model/Jws.js"
+import { isRecord } from "../domain/Jws.js"
 
 /** What every checkout sells: a gzipped tar. */
 export const GOODS_MIME_TYPE = "application/gzip"

@@ -1,4 +1,4 @@
-import type { ArchiveDigest } from "../model/ReceiptClaims.js"
+import type { ArchiveDigest } from "../domain/ReceiptClaims.js"
 
 export { type ReceiptKey, type ReceiptVerification, verifyReceipt } from "./VerifyReceipt.js"
 

@@ -1,7 +1,7 @@
 import { isValidPaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier"
 import { Either, Option, ParseResult, Redacted, Schema } from "effect"
 import type { SubmittedPayment } from "../ports/PaymentFacilitator.js"
-import { caip2FromV1 } from "../model/ChainFacts.js"
+import { caip2FromV1 } from "../domain/ChainFacts.js"
 
 /**
  * Largest payment header accepted. An EVM authorization encodes to about 1 KiB and a Solana transaction to

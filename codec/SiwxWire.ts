@@ -1,5 +1,5 @@
 import { declareSIWxExtension, SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x"
-import type { SiwxChallenge } from "../model/Payment.js"
+import type { SiwxChallenge } from "../domain/Payment.js"
 
 /**
  * The `extensions` entry of a v2 `PAYMENT-REQUIRED` object that asks a returning wallet to sign in: the

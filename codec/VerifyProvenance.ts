@@ -1,5 +1,5 @@
-import { DELIVERY_PREDICATE_TYPE, type DeliveryStatement, IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, pae } from "../model/Provenance.js"
-import { didWebOf } from "../model/ReceiptClaims.js"
+import { DELIVERY_PREDICATE_TYPE, type DeliveryStatement, IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, pae } from "../domain/Provenance.js"
+import { didWebOf } from "../domain/ReceiptClaims.js"
 import {
   ed25519Verifies,
   keyListOf,
@@ -9,7 +9,7 @@ import {
   TEST_REFUSED,
   type VerifyOptions
 } from "./VerifyReceipt.js"
-import { isRecord } from "../model/Jws.js"
+import { isRecord } from "../domain/Jws.js"
 
 /**
  * What `verifyProvenance` found: the statement, the key that signed it (the one it names) and whether money was

@@ -1,4 +1,4 @@
-import { type ArchiveDigest, parseJws, receiptClaimsProblem, type ReceiptClaims } from "../model/ReceiptClaims.js"
+import { type ArchiveDigest, parseJws, receiptClaimsProblem, type ReceiptClaims } from "../domain/ReceiptClaims.js"
 
 /** A published verification key as `/.well-known/jwks.json` lists it (an Ed25519 JWK with its `kid`). */
 export interface ReceiptKey {

@@ -2,7 +2,7 @@ import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from "@x402/ext
 import { Option } from "effect"
 import type { PaymentRequirement, Settlement } from "../ports/PaymentFacilitator.js"
 import { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE } from "./BazaarDiscovery.js"
-import { v1FromCaip2 } from "../model/ChainFacts.js"
+import { v1FromCaip2 } from "../domain/ChainFacts.js"
 
 export { GOODS_MIME_TYPE } from "./BazaarDiscovery.js"
 export { decodePaymentHeader, MAX_PAYMENT_HEADER_LENGTH, type PaymentHeaders } from "./PaymentHeader.js"

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Account } from "../model/Account.js"
-import type { AccountId } from "../model/Ids.js"
+import type { Account } from "../domain/Account.js"
+import type { AccountId } from "../domain/Ids.js"
 import type { StorageError } from "./StorageError.js"
 
 /**

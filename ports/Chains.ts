@@ -1,6 +1,6 @@
 import { Context, Data, type Effect, type Option } from "effect"
-import type { AtomicAmount } from "../model/Money.js"
-import type { Address, Chain, ChainFacts } from "../model/Wallet.js"
+import type { AtomicAmount } from "../domain/Money.js"
+import type { Address, Chain, ChainFacts } from "../domain/Wallet.js"
 
 /**
  * Raised by `Chains.normalize` when a payout address is not valid for its chain; `message` is shown next to the

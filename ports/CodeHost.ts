@@ -1,13 +1,13 @@
 import { Context, Data, type Effect, type Option, type Redacted, Stream } from "effect"
-import type { RepoTree } from "../model/Goods.js"
-import type { RepoRef } from "../model/Ids.js"
-import type { ArchiveDigest } from "../model/ReceiptClaims.js"
+import type { RepoTree } from "../domain/Goods.js"
+import type { RepoRef } from "../domain/Ids.js"
+import type { ArchiveDigest } from "../domain/ReceiptClaims.js"
 
 // A repository tree is model data (the test goods are made from it); re-exported here under the names adapters
 // and hosts have always imported them by.
-export type { RepoTree, TreeEntry } from "../model/Goods.js"
+export type { RepoTree, TreeEntry } from "../domain/Goods.js"
 // A commit's archive digest is model data (receipts and offers carry it); re-exported for the adapters.
-export type { ArchiveDigest } from "../model/ReceiptClaims.js"
+export type { ArchiveDigest } from "../domain/ReceiptClaims.js"
 
 /** What the code host says about one repository. `ref` is in the host's canonical case. */
 export interface RepoInfo {

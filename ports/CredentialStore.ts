@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ApiKey, MagicLinkToken, Session } from "../model/Credentials.js"
-import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../model/Ids.js"
+import type { ApiKey, MagicLinkToken, Session } from "../domain/Credentials.js"
+import type { AccountId, ApiKeyId, SessionId, TokenDigest } from "../domain/Ids.js"
 import type { StorageError } from "./StorageError.js"
 
 /**

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
-import type { CatalogFacts, CatalogPage, CatalogQuery, CategoryCount } from "../model/Catalog.js"
-import type { SearchUnavailable } from "../model/Errors.js"
-import type { Listing } from "../model/Listing.js"
+import type { CatalogFacts, CatalogPage, CatalogQuery, CategoryCount } from "../domain/Catalog.js"
+import type { SearchUnavailable } from "../domain/Errors.js"
+import type { Listing } from "../domain/Listing.js"
 import type { StorageError } from "./StorageError.js"
 
 /**

@@ -1,7 +1,7 @@
 import { Context, Data, type Effect, type Option } from "effect"
-import type { Checkout } from "../model/Checkout.js"
-import type { AccountId, CheckoutId, ListingId } from "../model/Ids.js"
-import type { Listing } from "../model/Listing.js"
+import type { Checkout } from "../domain/Checkout.js"
+import type { AccountId, CheckoutId, ListingId } from "../domain/Ids.js"
+import type { Listing } from "../domain/Listing.js"
 import type { StorageError } from "./StorageError.js"
 
 /** The store already holds a live listing for this repo (the database enforces one per repo). */

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AccountId, EventId, SaleId } from "../model/Ids.js"
-import type { WebhookEvent } from "../model/WebhookEvent.js"
+import type { AccountId, EventId, SaleId } from "../domain/Ids.js"
+import type { WebhookEvent } from "../domain/WebhookEvent.js"
 import type { StorageError } from "./StorageError.js"
 
 /**

@@ -1,12 +1,12 @@
 import { Context, Data, type Effect, type Option, type Redacted } from "effect"
-import type { AtomicAmount } from "../model/Money.js"
-import type { Sale } from "../model/Sale.js"
-import type { Chain } from "../model/Wallet.js"
-import type { PaymentRequirement, SubmittedPayment } from "../model/Payment.js"
+import type { AtomicAmount } from "../domain/Money.js"
+import type { Sale } from "../domain/Sale.js"
+import type { Chain } from "../domain/Wallet.js"
+import type { PaymentRequirement, SubmittedPayment } from "../domain/Payment.js"
 
 // The terms and the payment are model data (the rules match one against the other); re-exported here under the
 // names adapters and hosts have always imported them by.
-export type { PaymentRequirement, SubmittedPayment } from "../model/Payment.js"
+export type { PaymentRequirement, SubmittedPayment } from "../domain/Payment.js"
 
 /** A facilitator's answer to verify. */
 export interface Verification {

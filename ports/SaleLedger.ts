@@ -1,10 +1,10 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Delivery } from "../model/Delivery.js"
-import type { AccountId, DeliveryId, ListingId, SaleId } from "../model/Ids.js"
-import type { ArchiveDigest } from "../model/ReceiptClaims.js"
-import type { Sale, SaleStatus } from "../model/Sale.js"
-import type { Chain } from "../model/Wallet.js"
-import type { WebhookEvent } from "../model/WebhookEvent.js"
+import type { Delivery } from "../domain/Delivery.js"
+import type { AccountId, DeliveryId, ListingId, SaleId } from "../domain/Ids.js"
+import type { ArchiveDigest } from "../domain/ReceiptClaims.js"
+import type { Sale, SaleStatus } from "../domain/Sale.js"
+import type { Chain } from "../domain/Wallet.js"
+import type { WebhookEvent } from "../domain/WebhookEvent.js"
 import type { StorageError } from "./StorageError.js"
 
 /** Settled money of one chain and mode. */

@@ -1,5 +1,5 @@
 import { Context, Data, type Effect, type Redacted } from "effect"
-import type { SealedSecret, TokenDigest } from "../model/Ids.js"
+import type { SealedSecret, TokenDigest } from "../domain/Ids.js"
 
 /** Raised by `SecretBox.open` when a sealed secret does not open (wrong key, wrong `aad`, or tampered). */
 export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{ readonly message: string }> {}

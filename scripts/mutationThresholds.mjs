@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Per-file mutation-score floors, which Stryker's `thresholds.break` (one number for the whole run) cannot
- * express: the money and ownership rules must stay at 90 % or more, model/rules as a whole at 85 % or more.
+ * express: the money and ownership rules must stay at 90 % or more, domain/rules as a whole at 85 % or more.
  * Reads Stryker's JSON report (mutation-testing-report-schema). Files the run did not mutate are not judged.
  *
  *   node scripts/mutationThresholds.mjs [report.json] [--table] [--scope money]
@@ -25,13 +25,13 @@ export const MONEY_SCOPE = MONEY_SCOPE_FILES
 
 /** The money and ownership rules: where a surviving mutant can misroute money or hand over a listing. */
 export const MONEY_AND_OWNERSHIP = [
-  "model/rules/Requirements.ts",
-  "model/Money.ts",
-  "model/rules/Receipt.ts",
-  "model/rules/Selling.ts",
-  "model/rules/PayoutResolution.ts",
-  "model/rules/ThreeState.ts",
-  "model/rules/Ownership.ts"
+  "domain/rules/Requirements.ts",
+  "domain/Money.ts",
+  "domain/rules/Receipt.ts",
+  "domain/rules/Selling.ts",
+  "domain/rules/PayoutResolution.ts",
+  "domain/rules/ThreeState.ts",
+  "domain/rules/Ownership.ts"
 ]
 const FILE_FLOOR = 90
 const RULES_FLOOR = 85
@@ -64,8 +64,8 @@ if (table) {
   for (const [path, s] of stats) {
     console.log(`| ${path} | ${s.score.toFixed(1)} % | ${s.killed + s.timeout} | ${s.survived} | ${s.noCoverage} | ${s.ignored} |`)
   }
-  const rules = count(files.filter(([p]) => p.startsWith("model/rules/")).flatMap(([, f]) => f.mutants))
-  console.log(`| **model/rules overall** | **${rules.score.toFixed(1)} %** | ${rules.killed + rules.timeout} | ${rules.survived} | ${rules.noCoverage} | ${rules.ignored} |`)
+  const rules = count(files.filter(([p]) => p.startsWith("domain/rules/")).flatMap(([, f]) => f.mutants))
+  console.log(`| **domain/rules overall** | **${rules.score.toFixed(1)} %** | ${rules.killed + rules.timeout} | ${rules.survived} | ${rules.noCoverage} | ${rules.ignored} |`)
   process.exit(0)
 }
 
@@ -92,11 +92,11 @@ for (const path of MONEY_AND_OWNERSHIP) {
   if (s === undefined) continue
   if (s.score < FILE_FLOOR) failures.push(`${path}: ${s.score.toFixed(2)} % < ${FILE_FLOOR} % (money and ownership rule)`)
 }
-const ruleMutants = files.filter(([p]) => p.startsWith("model/rules/")).flatMap(([, f]) => f.mutants)
+const ruleMutants = files.filter(([p]) => p.startsWith("domain/rules/")).flatMap(([, f]) => f.mutants)
 if (ruleMutants.length > 0) {
   const s = count(ruleMutants)
-  if (s.score < RULES_FLOOR) failures.push(`model/rules overall: ${s.score.toFixed(2)} % < ${RULES_FLOOR} %`)
-  console.log(`model/rules overall: ${s.score.toFixed(2)} % (floor ${RULES_FLOOR} %)`)
+  if (s.score < RULES_FLOOR) failures.push(`domain/rules overall: ${s.score.toFixed(2)} % < ${RULES_FLOOR} %`)
+  console.log(`domain/rules overall: ${s.score.toFixed(2)} % (floor ${RULES_FLOOR} %)`)
 }
 for (const path of MONEY_AND_OWNERSHIP) {
   const s = stats.get(path)

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
-import { Account } from "../model/Account.js"
-import { Checkout } from "../model/Checkout.js"
-import { ApiKey, MagicLinkToken, Session } from "../model/Credentials.js"
+import { Account } from "../domain/Account.js"
+import { Checkout } from "../domain/Checkout.js"
+import { ApiKey, MagicLinkToken, Session } from "../domain/Credentials.js"
 import {
   AccountId,
   ApiKeyId,
@@ -13,12 +13,12 @@ import {
   SealedSecret,
   SessionId,
   TokenDigest
-} from "../model/Ids.js"
-import { Listing } from "../model/Listing.js"
-import { AtomicAmount } from "../model/Money.js"
-import { Sale } from "../model/Sale.js"
-import { Address } from "../model/Wallet.js"
-import { WebhookEvent } from "../model/WebhookEvent.js"
+} from "../domain/Ids.js"
+import { Listing } from "../domain/Listing.js"
+import { AtomicAmount } from "../domain/Money.js"
+import { Sale } from "../domain/Sale.js"
+import { Address } from "../domain/Wallet.js"
+import { WebhookEvent } from "../domain/WebhookEvent.js"
 
 /**
  * Builders of domain values for store tests. Every call gets fresh random ids, emails and repo names, so tests

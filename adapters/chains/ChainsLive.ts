@@ -1,5 +1,5 @@
 import { Effect, Layer, Option, type Either } from "effect"
-import type { Address, Chain, ChainFacts } from "../../model/Wallet.js"
+import type { Address, Chain, ChainFacts } from "../../domain/Wallet.js"
 import { ChainUnreachable, Chains, InvalidAddress, InvalidPayment, type PaymentIdentity, PaymentRefused, type PaymentTerms } from "../../ports/Chains.js"
 import { baseFacts, normalizeBaseAddress } from "../evm/BaseAddress.js"
 import { checkEip3009 } from "../evm/Eip3009Check.js"

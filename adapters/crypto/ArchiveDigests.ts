@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { Effect, Stream } from "effect"
-import { commitKey, type RepoRef } from "../../model/Ids.js"
+import { commitKey, type RepoRef } from "../../domain/Ids.js"
 import { type ArchiveDigest, CodeHostError, wholeArchiveBytes } from "../../ports/CodeHost.js"
 
 /** A full commit id: only an archive named by one is immutable (a branch or tag name can move). */

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject
 import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { type PublicKeyJwk, ReceiptSigner } from "../../ports/ReceiptSigner.js"
-import { didWebOf } from "../../model/ReceiptClaims.js"
+import { didWebOf } from "../../domain/ReceiptClaims.js"
 import { type KeyRing, keyRingOf, loadKeyRing } from "./SecretKeys.js"
 
 /**

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted, type Context } from "effect"
-import { SealedSecret, TokenDigest } from "../../model/Ids.js"
+import { SealedSecret, TokenDigest } from "../../domain/Ids.js"
 import { SecretBox, SecretBoxError } from "../../ports/SecretBox.js"
 import { KID, keyRingOf, loadKeyRing, type KeyRing } from "./SecretKeys.js"
 

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { getAddress, isAddress } from "viem"
-import { Address } from "../../model/Wallet.js"
+import { Address } from "../../domain/Wallet.js"
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
@@ -22,4 +22,4 @@ export const normalizeBaseAddress = (raw: string): Either.Either<Address, string
 }
 
 /** x402 `exact` facts for USDC on Base mainnet (live) or Base Sepolia (test); the table lives in the model. */
-export { baseFacts } from "../../model/ChainFacts.js"
+export { baseFacts } from "../../domain/ChainFacts.js"

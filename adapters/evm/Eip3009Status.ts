@@ -1,7 +1,7 @@
 import { Effect, Redacted } from "effect"
 import { createPublicClient, type Hex, http, isAddress, isHex, type Log, pad, parseAbi, toEventSelector } from "viem"
-import type { Sale } from "../../model/Sale.js"
-import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE } from "../../model/SettlementReasons.js"
+import type { Sale } from "../../domain/Sale.js"
+import { AUTHORIZATION_CANCELED, AUTHORIZATION_USED_ELSEWHERE } from "../../domain/SettlementReasons.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 
 /** The EIP-3009 members of USDC a status read needs (FiatTokenV2), and ERC-20's `Transfer`. */

@@ -1,5 +1,5 @@
 import { Chunk, Effect, Stream } from "effect"
-import { commitKey, type RepoRef } from "../../model/Ids.js"
+import { commitKey, type RepoRef } from "../../domain/Ids.js"
 import { wholeArchive } from "../../ports/CodeHost.js"
 import { isCommitId } from "../crypto/ArchiveDigests.js"
 

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { Clock, type Context, Effect, Layer, Logger, LogLevel, Option, type Redacted, Schema, Stream } from "effect"
-import { RepoRef } from "../../model/Ids.js"
+import { RepoRef } from "../../domain/Ids.js"
 import { CodeHost, CodeHostError, type OwnerRepo, type Readme, type RepoInfo, type RepoTree } from "../../ports/CodeHost.js"
 import { ArchiveDigests, isCommitId } from "../crypto/ArchiveDigests.js"
 import { ArchiveSeal } from "../crypto/ArchiveSeal.js"

@@ -1,5 +1,5 @@
 import { Clock, Effect, type Option, type Redacted, Stream } from "effect"
-import type { RepoRef } from "../../model/Ids.js"
+import type { RepoRef } from "../../domain/Ids.js"
 import { CodeHostError } from "../../ports/CodeHost.js"
 import { authorizationFor, type GithubTuning, USER_AGENT } from "./GithubClient.js"
 import type { GithubEndpoints } from "./GithubConfig.js"

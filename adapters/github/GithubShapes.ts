@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { RepoRef } from "../../model/Ids.js"
+import { RepoRef } from "../../domain/Ids.js"
 import { CodeHostError, type OwnerRepo, type TreeEntry } from "../../ports/CodeHost.js"
 
 /**

@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
-import type { Account } from "../../model/Account.js"
-import type { AccountId } from "../../model/Ids.js"
+import type { Account } from "../../domain/Account.js"
+import type { AccountId } from "../../domain/Ids.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 
 /** The AccountStore in memory, for tests and embedding. */

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { RepoRef, repoKey } from "../../model/Ids.js"
+import { RepoRef, repoKey } from "../../domain/Ids.js"
 import { CodeHost, CodeHostError, type RepoInfo, type TreeEntry } from "../../ports/CodeHost.js"
 import { ArchiveDigests } from "../crypto/ArchiveDigests.js"
 import { escapeHtml } from "../../codec/EscapeHtml.js"

@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
-import { ApiKey, type MagicLinkToken, type Session } from "../../model/Credentials.js"
-import type { ApiKeyId, SessionId, TokenDigest } from "../../model/Ids.js"
+import { ApiKey, type MagicLinkToken, type Session } from "../../domain/Credentials.js"
+import type { ApiKeyId, SessionId, TokenDigest } from "../../domain/Ids.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
 
 /** The CredentialStore in memory, for tests and embedding. */

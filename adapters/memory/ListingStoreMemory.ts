@@ -1,9 +1,9 @@
 import { Context, Effect, Layer, Option } from "effect"
-import type { Checkout } from "../../model/Checkout.js"
-import { Checkout as CheckoutClass } from "../../model/Checkout.js"
-import { repoKey, type CheckoutId, type ListingId } from "../../model/Ids.js"
-import type { Listing } from "../../model/Listing.js"
-import { isSelling } from "../../model/rules/Selling.js"
+import type { Checkout } from "../../domain/Checkout.js"
+import { Checkout as CheckoutClass } from "../../domain/Checkout.js"
+import { repoKey, type CheckoutId, type ListingId } from "../../domain/Ids.js"
+import type { Listing } from "../../domain/Listing.js"
+import { isSelling } from "../../domain/rules/Selling.js"
 import { ListingStore, LiveListingExists } from "../../ports/ListingStore.js"
 
 // Code-point order of the lower-cased names, as PostgreSQL sorts them under the "C" collation.

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
-import type { EventId } from "../../model/Ids.js"
-import { WebhookEvent } from "../../model/WebhookEvent.js"
+import type { EventId } from "../../domain/Ids.js"
+import { WebhookEvent } from "../../domain/WebhookEvent.js"
 import { Outbox } from "../../ports/Outbox.js"
 
 /**

@@ -1,8 +1,8 @@
 import { Effect, Layer, Option } from "effect"
-import type { Delivery } from "../../model/Delivery.js"
-import type { DeliveryId, SaleId } from "../../model/Ids.js"
-import type { ArchiveDigest } from "../../model/ReceiptClaims.js"
-import { Sale } from "../../model/Sale.js"
+import type { Delivery } from "../../domain/Delivery.js"
+import type { DeliveryId, SaleId } from "../../domain/Ids.js"
+import type { ArchiveDigest } from "../../domain/ReceiptClaims.js"
+import { Sale } from "../../domain/Sale.js"
 import { SaleLedger, type SaleTotal } from "../../ports/SaleLedger.js"
 import { OutboxEvents } from "./OutboxMemory.js"
 

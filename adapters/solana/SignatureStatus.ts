@@ -1,6 +1,6 @@
 import { Effect, Either, Redacted } from "effect"
-import type { Sale } from "../../model/Sale.js"
-import { TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../model/SettlementReasons.js"
+import type { Sale } from "../../domain/Sale.js"
+import { TRANSACTION_FAILED, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 import { associatedTokenAddress, base58, decodeSolanaPayment, paymentTransfer } from "./SolanaPayment.js"
 

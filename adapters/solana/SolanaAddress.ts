@@ -1,6 +1,6 @@
 import { isAddress } from "@solana/kit"
 import { Either } from "effect"
-import { Address } from "../../model/Wallet.js"
+import { Address } from "../../domain/Wallet.js"
 
 const INVALID = "must be a Solana address (base58 of exactly 32 bytes)"
 
@@ -12,4 +12,4 @@ export const normalizeSolanaAddress = (raw: string): Either.Either<Address, stri
   isAddress(raw) ? Either.right(Address.make(raw)) : Either.left(INVALID)
 
 /** x402 `exact` facts for USDC on Solana mainnet (live) or devnet (test); the table lives in the model. */
-export { solanaFacts } from "../../model/ChainFacts.js"
+export { solanaFacts } from "../../domain/ChainFacts.js"

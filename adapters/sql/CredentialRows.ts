@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ApiKey, MagicLinkToken, Session } from "../../model/Credentials.js"
+import { ApiKey, MagicLinkToken, Session } from "../../domain/Credentials.js"
 import { TimestampColumn } from "./Columns.js"
 
 /** Rows of `magic_link_tokens`, `sessions` and `api_keys`. Each holds a digest, never the token. */

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { AccountId, ApiKeyId, SessionId, TokenDigest } from "../../model/Ids.js"
+import { AccountId, ApiKeyId, SessionId, TokenDigest } from "../../domain/Ids.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
 import { TimestampColumn } from "./Columns.js"
 import { ApiKeyFromRow, MagicLinkTokenFromRow, SessionFromRow } from "./CredentialRows.js"

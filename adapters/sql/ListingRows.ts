@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Checkout } from "../../model/Checkout.js"
-import { Listing, ListingStatus } from "../../model/Listing.js"
+import { Checkout } from "../../domain/Checkout.js"
+import { Listing, ListingStatus } from "../../domain/Listing.js"
 import { BigIntColumn, TimestampColumn } from "./Columns.js"
 
 /** A `listings` row as node-postgres returns it; the repo and wallets are flattened into columns. */

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
-import { AccountId, EventId, SaleId } from "../../model/Ids.js"
+import { AccountId, EventId, SaleId } from "../../domain/Ids.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { TimestampColumn } from "./Columns.js"
 import { WebhookEventFromRow } from "./WebhookEventRow.js"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Sale, SaleStatus } from "../../model/Sale.js"
-import { Chain } from "../../model/Wallet.js"
+import { Sale, SaleStatus } from "../../domain/Sale.js"
+import { Chain } from "../../domain/Wallet.js"
 import { BigIntColumn, TimestampColumn } from "./Columns.js"
 
 /** A `sales` row: the ledger of record. `amount` is int8 atomic units, converted exactly. */

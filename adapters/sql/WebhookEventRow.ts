@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DeliveryStatus, WebhookEvent } from "../../model/WebhookEvent.js"
+import { DeliveryStatus, WebhookEvent } from "../../domain/WebhookEvent.js"
 import { TimestampColumn } from "./Columns.js"
 
 /** A `webhook_events` row: one `sale.settled` delivery in the durable outbox. */

@@ -1,5 +1,5 @@
 /**
- * The `sale.settled` webhook body as a receiver parses it (DECISIONS.md; built by `model/rules/SaleEvent.ts`).
+ * The `sale.settled` webhook body as a receiver parses it (DECISIONS.md; built by `domain/rules/SaleEvent.ts`).
  * Plain types with no runtime part, so a receiver depends on nothing of repomarket but these lines.
  */
 

@@ -1,5 +1,5 @@
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
-import type { Sale } from "../../model/Sale.js"
+import type { Sale } from "../../domain/Sale.js"
 import type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
 import { baseFacts } from "../evm/BaseAddress.js"
 import { makeEip3009Status } from "../evm/Eip3009Status.js"

@@ -1,8 +1,8 @@
 import { generateKeyPairSigner, signBytes } from "@solana/kit"
 import { Clock, Effect } from "effect"
-import type { Chain } from "../../model/Wallet.js"
-import type { Sale } from "../../model/Sale.js"
-import { AUTHORIZATION_USED_ELSEWHERE, TRANSFER_MISMATCH } from "../../model/SettlementReasons.js"
+import type { Chain } from "../../domain/Wallet.js"
+import type { Sale } from "../../domain/Sale.js"
+import { AUTHORIZATION_USED_ELSEWHERE, TRANSFER_MISMATCH } from "../../domain/SettlementReasons.js"
 import type {
   Facilitator,
   PaymentRequirement,

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Redacted } from "effect"
-import { Auth } from "../../usecases/Auth.js"
+import { Auth } from "../../domain/usecases/Auth.js"
 import { Api } from "../Api.js"
 import { prefersHtml } from "../pages/Negotiation.js"
 import { verifyInBrowser } from "../pages/SignInPage.js"

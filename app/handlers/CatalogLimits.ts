@@ -1,5 +1,5 @@
 import { Config, type ConfigError, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
-import { SearchUnavailable } from "../../model/Errors.js"
+import { SearchUnavailable } from "../../domain/Errors.js"
 
 /*
  * What one client and all clients together may spend of the database on the public catalog (`GET /listings`

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { Listings } from "../../usecases/Listings.js"
+import { Listings } from "../../domain/usecases/Listings.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { Api } from "../Api.js"
 import { CurrentPrincipal, MaybePrincipal } from "../Security.js"

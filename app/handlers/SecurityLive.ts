@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { Unauthenticated } from "../../model/Errors.js"
-import { Auth } from "../../usecases/Auth.js"
+import { Unauthenticated } from "../../domain/Errors.js"
+import { Auth } from "../../domain/usecases/Auth.js"
 import { Authentication, OptionalAuthentication } from "../Security.js"
 import { storageAsDefect } from "../Unavailable.js"
 

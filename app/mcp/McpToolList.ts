@@ -1,8 +1,8 @@
 import { Either, ParseResult, Schema } from "effect"
-import { FieldProblem, InvalidInput } from "../../model/Errors.js"
-import { CATEGORIES } from "../../model/rules/Category.js"
+import { FieldProblem, InvalidInput } from "../../domain/Errors.js"
+import { CATEGORIES } from "../../domain/rules/Category.js"
 import { MCP_ENDPOINT_PATH } from "../../codec/BazaarDiscovery.js"
-import { REDOWNLOADS_PER_RECEIPT_PER_HOUR } from "../../usecases/Redownloads.js"
+import { REDOWNLOADS_PER_RECEIPT_PER_HOUR } from "../../domain/usecases/Redownloads.js"
 
 /**
  * The MCP tools an agent buys with, as `tools/list` describes them: names, the words an agent chooses by,

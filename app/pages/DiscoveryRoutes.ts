@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option, Ref } from "effect"
-import { Sitemap, type SitemapPage, URLS_PER_SITEMAP } from "../../usecases/Sitemap.js"
+import { Sitemap, type SitemapPage, URLS_PER_SITEMAP } from "../../domain/usecases/Sitemap.js"
 import { PublicOrigin } from "../../ports/PublicOrigin.js"
 import { problemResponse } from "../Guard.js"
 import { problemBody } from "../Problem.js"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import type * as E from "../../model/Errors.js"
+import type * as E from "../../domain/Errors.js"
 import * as P from "../Problem.js"
 import { html, type Html, htmlResponse, layout } from "./Html.js"
 

@@ -1,5 +1,5 @@
-import { CATEGORIES } from "../../model/rules/Category.js"
-import type { OwnerPage } from "../../usecases/Storefront.js"
+import { CATEGORIES } from "../../domain/rules/Category.js"
+import type { OwnerPage } from "../../domain/usecases/Storefront.js"
 import { ownerPageView } from "../Views.js"
 import { dollars, html, htmlResponse, layout, safeHref } from "./Html.js"
 

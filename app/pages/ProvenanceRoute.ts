@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { Purchases } from "../../usecases/Purchases.js"
+import { Purchases } from "../../domain/usecases/Purchases.js"
 import { clientAddress } from "../handlers/ClientAddress.js"
 import { problemResponse } from "../Guard.js"
 import * as P from "../Problem.js"

@@ -1,5 +1,5 @@
 import { Option } from "effect"
-import type { RepoPage } from "../../usecases/Storefront.js"
+import type { RepoPage } from "../../domain/usecases/Storefront.js"
 import type { TreeEntry } from "../../ports/CodeHost.js"
 import { repoPageView } from "../Views.js"
 import { repoPageHead } from "./RepoPageMeta.js"

@@ -1,4 +1,4 @@
-import type { Chain } from "../../model/Wallet.js"
+import type { Chain } from "../../domain/Wallet.js"
 import { html, Html } from "./Html.js"
 
 /** What a repo page's link preview and structured data say: the facts of the repo page's view. */

@@ -11,7 +11,7 @@ export { type Eip3009Authorization, type Eip3009Payment, parseEip3009Payment, ve
 // Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
 // consumer can name them too. Types only: the values come from the entry that owns them.
 export type { Eip3009Domain, Eip3009ParseProblem, RecoverPublicKey } from "../../adapters/evm/EvmPayment.js"
-export type { Sale } from "../../model/Sale.js"
-export type { Address, ChainFacts } from "../../model/Wallet.js"
+export type { Sale } from "../../domain/Sale.js"
+export type { Address, ChainFacts } from "../../domain/Wallet.js"
 export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
-export type { Chain } from "../../model/Wallet.js"
+export type { Chain } from "../../domain/Wallet.js"

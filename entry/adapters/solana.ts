@@ -10,8 +10,8 @@ export { type DecodedSolanaPayment, decodeSolanaPayment } from "../../adapters/s
 
 // Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
 // consumer can name them too. Types only: the values come from the entry that owns them.
-export type { Sale } from "../../model/Sale.js"
-export type { Address, ChainFacts } from "../../model/Wallet.js"
+export type { Sale } from "../../domain/Sale.js"
+export type { Address, ChainFacts } from "../../domain/Wallet.js"
 export type { SettlementStatus } from "../../ports/PaymentFacilitator.js"
-export type { Chain } from "../../model/Wallet.js"
+export type { Chain } from "../../domain/Wallet.js"
 export type { SolanaInstruction } from "../../adapters/solana/SolanaPayment.js"

@@ -26,12 +26,12 @@ export { BAZAAR_KEY, CHECKOUT_DISCOVERY, GOODS_MIME_TYPE, withOurDiscovery } fro
 // Types of the core (the same as `repomarket`'s) and of this family that this entry's signatures name, so a
 // consumer can name them too. Types only: the values come from the entry that owns them.
 export type { PaymentRequiredOptions } from "../../codec/Wire.js"
-export type { PaymentRequirement, SubmittedPayment } from "../../model/Payment.js"
-export type { ChainFacts } from "../../model/Wallet.js"
+export type { PaymentRequirement, SubmittedPayment } from "../../domain/Payment.js"
+export type { ChainFacts } from "../../domain/Wallet.js"
 export type { PaymentFacilitator, Settlement } from "../../ports/PaymentFacilitator.js"
 export type { WalletProof } from "../../ports/WalletProof.js"
-export type { Chain } from "../../model/Wallet.js"
-export type { AtomicAmount } from "../../model/Money.js"
+export type { Chain } from "../../domain/Wallet.js"
+export type { AtomicAmount } from "../../domain/Money.js"
 export type { Facilitator, FacilitatorError, SettlementStatus, Verification } from "../../ports/PaymentFacilitator.js"
 export type { TransferRefusal } from "../../adapters/x402/SimulatedLedger.js"
-export type { Sale } from "../../model/Sale.js"
+export type { Sale } from "../../domain/Sale.js"

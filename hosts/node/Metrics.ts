@@ -2,7 +2,7 @@ import cluster from "node:cluster"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Effect, Layer, Metric, MetricState } from "effect"
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client"
-import { COUNTED_FACTS } from "../../model/Metrics.js"
+import { COUNTED_FACTS } from "../../domain/Metrics.js"
 import { type HostMetrics, HostMetricsTag } from "../../app/HostMetrics.js"
 import type { MetricsSettings } from "./MetricsSettings.js"
 import type { RouteTemplateOf } from "../../app/RouteTable.js"
@@ -10,7 +10,7 @@ import type { RouteTemplateOf } from "../../app/RouteTable.js"
 /*
  * Prometheus metrics of the Node host, for operators running several hosts: each process counts its requests
  * (route, method, status, whether the front door or the app answered, and how long they took), the use
- * cases' facts (sales settled and failed, webhook attempts: model/Metrics.ts) and Node's own (CPU, memory,
+ * cases' facts (sales settled and failed, webhook attempts: domain/Metrics.ts) and Node's own (CPU, memory,
  * event-loop delay, GC: prom-client's defaults). Served on a port of its own, off by default, bound to
  * loopback unless told otherwise: per-host traffic and sales are the operator's, not the public's, so the
  * public port never answers `/metrics`. With `WORKERS` above 1 the cluster's primary serves the sum over its

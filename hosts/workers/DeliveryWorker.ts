@@ -1,5 +1,5 @@
 import { Cause, Duration, Effect, Layer } from "effect"
-import { Webhooks } from "../../usecases/Webhooks.js"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { workerLoop } from "./WorkerLoop.js"
 
 /** How long an idle worker waits before looking at the outbox again. */

@@ -1,5 +1,5 @@
 import { Cause, type ConfigError, Duration, Effect, Layer, Option } from "effect"
-import { Reconciler, type ReconcileOptions } from "../../usecases/Reconciler.js"
+import { Reconciler, type ReconcileOptions } from "../../domain/usecases/Reconciler.js"
 import { FacilitatorTimeoutMs, SETTLE_TIMEOUT_MS } from "../../adapters/x402/FacilitatorHttp.js"
 import { workerLoop } from "./WorkerLoop.js"
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Option, Stream } from "effect"
 import { ArchiveDigests, digestOf } from "../../adapters/crypto/ArchiveDigests.js"
 import { CodeHostMemory, CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
-import { RepoRef } from "../../model/Ids.js"
+import { RepoRef } from "../../domain/Ids.js"
 import { CodeHost, type CodeHostError, wholeArchive, wholeArchiveBytes } from "../../ports/CodeHost.js"
 
 const REF = new RepoRef({ owner: "Octo", name: "Widget" })

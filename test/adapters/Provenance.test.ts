@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { makeReceiptSigner } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { verifyProvenance } from "../../codec/VerifyProvenance.js"
-import { attestedBy, deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
+import { attestedBy, deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../domain/Provenance.js"
 import { aSale } from "../support/fixtures.js"
 
 const signer = makeReceiptSigner(keyRingOf([{ kid: "k1", key: Buffer.alloc(32, 7) }]), "https://market.example")

@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import { canonicalJson, makeReceiptSigner } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { verifyProvenance, verifyReceipt } from "../../index.js"
-import { attestedBy, deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
-import type { ReceiptClaims } from "../../model/ReceiptClaims.js"
+import { attestedBy, deliveryStatementOf, IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../domain/Provenance.js"
+import type { ReceiptClaims } from "../../domain/ReceiptClaims.js"
 import { aSale } from "../support/fixtures.js"
 
 /*

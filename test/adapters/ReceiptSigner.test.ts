@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import { canonicalJson, didWebOf, makeReceiptSigner } from "../../adapters/crypto/ReceiptSignerEd25519.js"
 import { keyRingOf } from "../../adapters/crypto/SecretKeys.js"
 import { verifyReceipt } from "../../index.js"
-import { IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../model/Provenance.js"
-import type { ReceiptClaims } from "../../model/ReceiptClaims.js"
+import { IN_TOTO_PAYLOAD_TYPE, pae, toBase64 } from "../../domain/Provenance.js"
+import type { ReceiptClaims } from "../../domain/ReceiptClaims.js"
 
 const key = (n: number) => Buffer.alloc(32, n)
 const ORIGIN = "https://market.example"

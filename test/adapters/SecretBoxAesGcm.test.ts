@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Logger, Redacted } from "effect"
 import { SecretBoxAesGcm, SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
-import { SealedSecret } from "../../model/Ids.js"
+import { SealedSecret } from "../../domain/Ids.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 
 const K1 = randomBytes(32).toString("base64")

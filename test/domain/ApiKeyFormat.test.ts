@@ -11,8 +11,8 @@ import {
   formatApiKey,
   isWellFormedApiKey,
   toBase62
-} from "../../model/rules/ApiKeyFormat.js"
-import { newApiKey } from "../../model/rules/Tokens.js"
+} from "../../domain/rules/ApiKeyFormat.js"
+import { newApiKey } from "../../domain/rules/Tokens.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 
 const base62Char = fc.constantFrom(...BASE62)

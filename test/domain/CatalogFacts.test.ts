@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { factsFrom, noFacts } from "../../model/rules/CatalogFacts.js"
-import { README_TEXT_LIMIT } from "../../model/rules/SearchText.js"
+import { factsFrom, noFacts } from "../../domain/rules/CatalogFacts.js"
+import { README_TEXT_LIMIT } from "../../domain/rules/SearchText.js"
 import { aListing } from "../support/fixtures.js"
 
 const repo = (fields: { topics?: ReadonlyArray<string>; stars?: number; description?: string | null; language?: string | null }) => ({

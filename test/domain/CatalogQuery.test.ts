@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Encoding } from "effect"
 import fc from "fast-check"
-import { CATALOG_SORTS, type CatalogPosition, type CatalogQuery } from "../../model/Catalog.js"
-import type { FieldProblem } from "../../model/Errors.js"
-import { ListingId } from "../../model/Ids.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { CATEGORIES } from "../../model/rules/Category.js"
+import { CATALOG_SORTS, type CatalogPosition, type CatalogQuery } from "../../domain/Catalog.js"
+import type { FieldProblem } from "../../domain/Errors.js"
+import { ListingId } from "../../domain/Ids.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { CATEGORIES } from "../../domain/rules/Category.js"
 import {
   CATALOG_PARAMS,
   type CatalogParams,
@@ -14,7 +14,7 @@ import {
   encodeCursor,
   MAX_LIMIT,
   parseCatalogQuery
-} from "../../model/rules/CatalogQuery.js"
+} from "../../domain/rules/CatalogQuery.js"
 
 /*
  * The parameters of GET /listings, as a buyer's search form or an agent sends them: what each one accepts, how

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { categorize, CATEGORIES } from "../../model/rules/Category.js"
+import { categorize, CATEGORIES } from "../../domain/rules/Category.js"
 
 
 const repo = (fields: { topics?: ReadonlyArray<string>; description?: string | null; language?: string | null }) => ({

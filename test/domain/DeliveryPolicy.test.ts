@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { isDelivered, nextAttemptAt } from "../../model/rules/DeliveryPolicy.js"
-import { DELIVERY_WINDOW_MS } from "../../model/WebhookEvent.js"
+import { isDelivered, nextAttemptAt } from "../../domain/rules/DeliveryPolicy.js"
+import { DELIVERY_WINDOW_MS } from "../../domain/WebhookEvent.js"
 
 const first = new Date("2024-03-01T10:00:00.000Z")
 const after = (ms: number) => new Date(first.getTime() + ms)

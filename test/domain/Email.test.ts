@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { normalizeEmail } from "../../model/rules/Email.js"
+import { normalizeEmail } from "../../domain/rules/Email.js"
 
 
 describe("email normalisation", () => {

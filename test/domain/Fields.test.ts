@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { FieldProblem, InvalidInput } from "../../model/Errors.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { Address, type Chain } from "../../model/Wallet.js"
-import { FieldErrors, pricePatch, updatesDaysPatch, walletPatches } from "../../model/rules/Fields.js"
-import { Patch } from "../../model/rules/ThreeState.js"
+import { FieldProblem, InvalidInput } from "../../domain/Errors.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { Address, type Chain } from "../../domain/Wallet.js"
+import { FieldErrors, pricePatch, updatesDaysPatch, walletPatches } from "../../domain/rules/Fields.js"
+import { Patch } from "../../domain/rules/ThreeState.js"
 import { InvalidAddress } from "../../ports/Chains.js"
 
 /** A Chains port's `normalize` that accepts addresses starting with `ok`, normalised to upper case, and refuses the rest. */

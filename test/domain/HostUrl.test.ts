@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { isPlausibleOwner, isPlausibleRepoName, parseHostUrl } from "../../model/rules/HostUrl.js"
+import { isPlausibleOwner, isPlausibleRepoName, parseHostUrl } from "../../domain/rules/HostUrl.js"
 
 const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 /** GitHub owners: 1-39 characters, letters, digits and hyphens, not starting with a hyphen. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AtomicAmount } from "../../model/Money.js"
-import { skipReason } from "../../model/rules/ListingsSkipped.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { skipReason } from "../../domain/rules/ListingsSkipped.js"
 import { aListing, at } from "../support/fixtures.js"
 
 const live = aListing({ price: AtomicAmount.make(1_000_000n) })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { formatUsd, MAX_PRICE, MIN_PRICE, parsePriceUsd } from "../../model/Money.js"
+import { formatUsd, MAX_PRICE, MIN_PRICE, parsePriceUsd } from "../../domain/Money.js"
 
 /** Written out here on purpose, not imported: the test must not share the implementation's regex. */
 const CONTRACT_PATTERN = /^[0-9]{1,6}\.[0-9]{2}$/

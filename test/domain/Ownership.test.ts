@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, RepoRef } from "../../model/Ids.js"
-import { accessTo, provesControl } from "../../model/rules/Ownership.js"
+import { AccountId, RepoRef } from "../../domain/Ids.js"
+import { accessTo, provesControl } from "../../domain/rules/Ownership.js"
 import { anAccount, aListing } from "../support/fixtures.js"
 
 const SELLER = AccountId.make("acct_seller")

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { fillChain, keepAllWallets, lacksChain, resolvePayTo, type WalletPatches } from "../../model/rules/PayoutResolution.js"
-import { Patch } from "../../model/rules/ThreeState.js"
-import { Address, type Chain, CHAINS, type Wallets } from "../../model/Wallet.js"
+import { fillChain, keepAllWallets, lacksChain, resolvePayTo, type WalletPatches } from "../../domain/rules/PayoutResolution.js"
+import { Patch } from "../../domain/rules/ThreeState.js"
+import { Address, type Chain, CHAINS, type Wallets } from "../../domain/Wallet.js"
 import { aListing } from "../support/fixtures.js"
 
 // Distinct, recognisable addresses: which one comes out tells where it came from.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { createHmac, timingSafeEqual } from "node:crypto"
-import { SaleId } from "../../model/Ids.js"
-import { parseReceipt, RECEIPT_TTL_MS, receiptExpired, receiptToken } from "../../model/rules/Receipt.js"
+import { SaleId } from "../../domain/Ids.js"
+import { parseReceipt, RECEIPT_TTL_MS, receiptExpired, receiptToken } from "../../domain/rules/Receipt.js"
 
 // A real MAC, as the SecretBox port provides one: a forged or altered tag must not verify.
 const KEY = "receipt-test-key"

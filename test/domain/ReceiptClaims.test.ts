@@ -10,11 +10,11 @@ import {
   toBase64Url,
   unixSeconds,
   updatesUntil
-} from "../../model/ReceiptClaims.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { Sale } from "../../model/Sale.js"
-import type { PaymentRequirement } from "../../model/Payment.js"
-import type { CheckoutId, ListingId, SaleId } from "../../model/Ids.js"
+} from "../../domain/ReceiptClaims.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { Sale } from "../../domain/Sale.js"
+import type { PaymentRequirement } from "../../domain/Payment.js"
+import type { CheckoutId, ListingId, SaleId } from "../../domain/Ids.js"
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567"
 const DIGEST = { sha256: "ab".repeat(32), size: 123 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
-import { RepoRef } from "../../model/Ids.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { MAX_TIMEOUT_SECONDS, matchesTerms, matchRequirement, requirementsOf } from "../../model/rules/Requirements.js"
-import { Address, type Chain, type ChainFacts } from "../../model/Wallet.js"
+import { RepoRef } from "../../domain/Ids.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { MAX_TIMEOUT_SECONDS, matchesTerms, matchRequirement, requirementsOf } from "../../domain/rules/Requirements.js"
+import { Address, type Chain, type ChainFacts } from "../../domain/Wallet.js"
 import type { PaymentRequirement, SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { aCheckout, aListing } from "../support/fixtures.js"
 

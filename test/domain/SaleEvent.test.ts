@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { EventId, SaleId } from "../../model/Ids.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { saleSettledBody } from "../../model/rules/SaleEvent.js"
+import { EventId, SaleId } from "../../domain/Ids.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { saleSettledBody } from "../../domain/rules/SaleEvent.js"
 import { aSale } from "../support/fixtures.js"
 
 describe("the sale.settled webhook body", () => {

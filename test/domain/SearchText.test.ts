@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { nameSearchText, README_TEXT_LIMIT, readmeSearchText, topicsSearchText } from "../../model/rules/SearchText.js"
+import { nameSearchText, README_TEXT_LIMIT, readmeSearchText, topicsSearchText } from "../../domain/rules/SearchText.js"
 
 /*
  * The text the catalog searches for a listing: a buyer typing "json" finds `FastJsonParser`, words of a README

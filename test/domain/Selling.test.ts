@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { AccountId } from "../../model/Ids.js"
-import type { Listing } from "../../model/Listing.js"
-import { AtomicAmount, formatUsd } from "../../model/Money.js"
-import { isSelling, sellingNote } from "../../model/rules/Selling.js"
-import { Address } from "../../model/Wallet.js"
+import { AccountId } from "../../domain/Ids.js"
+import type { Listing } from "../../domain/Listing.js"
+import { AtomicAmount, formatUsd } from "../../domain/Money.js"
+import { isSelling, sellingNote } from "../../domain/rules/Selling.js"
+import { Address } from "../../domain/Wallet.js"
 import { aListing, at } from "../support/fixtures.js"
 
 const BASE = Address.make("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { createHmac, timingSafeEqual } from "node:crypto"
-import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../../model/rules/SiwxNonce.js"
+import { mintSiwxNonce, openSiwxNonce, SIWX_CHALLENGE_TTL_MS } from "../../domain/rules/SiwxNonce.js"
 
 // A real MAC, as the SecretBox port provides one (HMAC-SHA256, hex): a forged or altered tag must not verify.
 const KEY = "siwx-test-key"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { TAGLINE_MAX_CODE_POINTS, validateTagline } from "../../model/rules/Tagline.js"
+import { TAGLINE_MAX_CODE_POINTS, validateTagline } from "../../domain/rules/Tagline.js"
 
 const isControl = (cp: number) => cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || cp === 0x2028 || cp === 0x2029
 /** Printable code points from every plane, none of them a control or a line/paragraph separator. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, CheckoutId, ListingId, RepoRef, SealedSecret } from "../../model/Ids.js"
-import { Listing } from "../../model/Listing.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { Address } from "../../model/Wallet.js"
-import { takeDown } from "../../model/rules/Takedown.js"
+import { AccountId, CheckoutId, ListingId, RepoRef, SealedSecret } from "../../domain/Ids.js"
+import { Listing } from "../../domain/Listing.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { Address } from "../../domain/Wallet.js"
+import { takeDown } from "../../domain/rules/Takedown.js"
 
 const CREATED = new Date("2025-01-02T03:04:05Z")
 const NOW = new Date("2025-06-07T08:09:10Z")

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CheckoutId, ListingId, SaleId } from "../../model/Ids.js"
-import { AtomicAmount } from "../../model/Money.js"
-import { Sale } from "../../model/Sale.js"
-import { testGoodsFiles } from "../../model/rules/TestGoods.js"
+import { CheckoutId, ListingId, SaleId } from "../../domain/Ids.js"
+import { AtomicAmount } from "../../domain/Money.js"
+import { Sale } from "../../domain/Sale.js"
+import { testGoodsFiles } from "../../domain/rules/TestGoods.js"
 import type { RepoTree } from "../../ports/CodeHost.js"
 
 const SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { apply, fromField, isKeep, Patch, traverse } from "../../model/rules/ThreeState.js"
+import { apply, fromField, isKeep, Patch, traverse } from "../../domain/rules/ThreeState.js"
 
 /** Any string, including astral characters and lone surrogates (a JSON body can carry both). */
 const anyString = fc.oneof(

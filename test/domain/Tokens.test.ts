@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Encoding, Layer, Redacted, TestClock } from "effect"
-import { BASE62, isWellFormedApiKey } from "../../model/rules/ApiKeyFormat.js"
-import { newApiKey, newId, newSecret, now } from "../../model/rules/Tokens.js"
+import { BASE62, isWellFormedApiKey } from "../../domain/rules/ApiKeyFormat.js"
+import { newApiKey, newId, newSecret, now } from "../../domain/rules/Tokens.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 
 /**

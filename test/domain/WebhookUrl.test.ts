@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { validateWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from "../../model/rules/WebhookUrl.js"
+import { validateWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from "../../domain/rules/WebhookUrl.js"
 
 /** Why the URL was refused, or null when it was accepted. */
 const refusal = (input: string) => Either.match(validateWebhookUrl(input), { onLeft: (why) => why, onRight: () => null })

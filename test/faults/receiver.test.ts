@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Webhooks } from "../../usecases/Webhooks.js"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { BASE_WALLET, call } from "../support/app.js"
 import { PurchaseApp, REAL_TIME, sell } from "../support/purchase.js"
 import { closedPort } from "./fakeFacilitator.js"

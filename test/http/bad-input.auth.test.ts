@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { type Context, Effect } from "effect"
-import { formatApiKey } from "../../model/rules/ApiKeyFormat.js"
+import { formatApiKey } from "../../domain/rules/ApiKeyFormat.js"
 import { BASE_WALLET_2, call } from "../support/app.js"
 import { expectNoServerError, expectProblem, raw, Seed, SeededApp, unchanged } from "../support/badInput.js"
 

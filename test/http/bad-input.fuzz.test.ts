@@ -3,8 +3,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Option, Runtime } from "effect"
 import fc from "fast-check"
 import { SentMail } from "../../adapters/memory/MailerMemory.js"
-import { formatUsd, parsePriceUsd } from "../../model/Money.js"
-import { normalizeEmail } from "../../model/rules/Email.js"
+import { formatUsd, parsePriceUsd } from "../../domain/Money.js"
+import { normalizeEmail } from "../../domain/rules/Email.js"
 import { BASE_WALLET, BASE_WALLET_2, call, PRIVATE_TOKEN, type Reply, SOLANA_WALLET, SOLANA_WALLET_2 } from "../support/app.js"
 import {
   BODY_ENDPOINTS,

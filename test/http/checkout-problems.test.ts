@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { checkoutProblem, GOODS_RETRY_AFTER_SECONDS, goodsUnavailable, isCheckoutFailure } from "../../app/handlers/Offer402.js"
 import { problemOf as mcpProblemOf } from "../../app/mcp/McpResults.js"
-import * as E from "../../model/Errors.js"
+import * as E from "../../domain/Errors.js"
 import { CodeHostError } from "../../ports/CodeHost.js"
-import type { Goods } from "../../usecases/Purchases.js"
+import type { Goods } from "../../domain/usecases/Purchases.js"
 
 /**
  * The one table of the checkout's problems (app/handlers/Offer402.ts): every failure a checkout, a payment or a

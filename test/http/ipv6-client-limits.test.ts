@@ -22,7 +22,7 @@ import {
 } from "../support/purchase.js"
 
 const SEPOLIA = "eip155:84532"
-/** The test checkout's payment-attempt limit (usecases/Purchases.ts: PAYMENT_ATTEMPTS_PER_MINUTE). */
+/** The test checkout's payment-attempt limit (domain/usecases/Purchases.ts: PAYMENT_ATTEMPTS_PER_MINUTE). */
 const PER_MINUTE = 60
 
 const BehindBalancer = () => TestApp({ config: { TRUSTED_PROXIES: "127.0.0.1, ::1" } })

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
-import { isWellFormedApiKey } from "../../model/rules/ApiKeyFormat.js"
+import { isWellFormedApiKey } from "../../domain/rules/ApiKeyFormat.js"
 import { BASE_WALLET, call, signIn, signInWithKey, TestApp } from "../support/app.js"
 import { expectProblem, listed, listRepo, storesOf, WIDGET_URL } from "../support/flows.js"
 

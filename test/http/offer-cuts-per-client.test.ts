@@ -7,7 +7,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { FakeRepo } from "../../adapters/memory/CodeHostMemory.js"
-import { OFFER_CUTS_PER_CLIENT } from "../../usecases/ArchiveCuts.js"
+import { OFFER_CUTS_PER_CLIENT } from "../../domain/usecases/ArchiveCuts.js"
 import { BASE_WALLET, TestApp } from "../support/app.js"
 import { callFrom } from "../support/clients.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { sitemapPages } from "../../usecases/Sitemap.js"
+import { sitemapPages } from "../../domain/usecases/Sitemap.js"
 import { sitemapFileXml, sitemapXml } from "../../app/pages/DiscoveryRoutes.js"
 
 const d = (day: number) => new Date(Date.UTC(2026, 0, day))

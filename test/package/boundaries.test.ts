@@ -46,19 +46,19 @@ const cruise = async (cwd: string, dirs: ReadonlyArray<string>) => {
 
 /** One lawful file in every layer, each importing the layer below it: each case adds its planted files. */
 const LAWFUL: Readonly<Record<string, string>> = {
-  "model/Money.ts": "export type Money = bigint\n",
-  "model/rules/Fee.ts": "import type { Money } from \"../Money.js\"\nexport const fee = (m: Money): Money => m / 100n\n",
-  "ports/Chains.ts": "import type { Money } from \"../model/Money.js\"\nexport interface Chains { readonly minimum: Money }\n",
+  "domain/Money.ts": "export type Money = bigint\n",
+  "domain/rules/Fee.ts": "import type { Money } from \"../Money.js\"\nexport const fee = (m: Money): Money => m / 100n\n",
+  "ports/Chains.ts": "import type { Money } from \"../domain/Money.js\"\nexport interface Chains { readonly minimum: Money }\n",
   "ports/SecretBox.ts": "export interface SecretBox { readonly randomBytes: (n: number) => Uint8Array }\n",
-  "usecases/Pay.ts":
-    "import type { Chains } from \"../ports/Chains.js\"\nimport { fee } from \"../model/rules/Fee.js\"\n" +
+  "domain/usecases/Pay.ts":
+    "import type { Chains } from \"../../ports/Chains.js\"\nimport { fee } from \"../rules/Fee.js\"\n" +
     "export const pay = (chains: Chains) => fee(chains.minimum)\n",
-  "codec/Wire.ts": "import type { Money } from \"../model/Money.js\"\nexport const encode = (m: Money) => String(m)\n",
+  "codec/Wire.ts": "import type { Money } from \"../domain/Money.js\"\nexport const encode = (m: Money) => String(m)\n",
   "adapters/chains/ChainsLive.ts":
     "import type { Chains } from \"../../ports/Chains.js\"\nimport { encode } from \"../../codec/Wire.js\"\n" +
     "export const chains: Chains = { minimum: BigInt(encode(1n)) }\n",
   "app/Handlers.ts":
-    "import { pay } from \"../usecases/Pay.js\"\nimport { encode } from \"../codec/Wire.js\"\n" +
+    "import { pay } from \"../domain/usecases/Pay.js\"\nimport { encode } from \"../codec/Wire.js\"\n" +
     "import type { Chains } from \"../ports/Chains.js\"\nexport const handle = (c: Chains) => encode(pay(c))\n",
   "hosts/Ports.ts":
     "import { chains } from \"../adapters/chains/ChainsLive.js\"\nimport { handle } from \"../app/Handlers.js\"\n" +
@@ -66,7 +66,7 @@ const LAWFUL: Readonly<Record<string, string>> = {
   "entry/http.ts": "export { main } from \"../hosts/Ports.js\"\nexport { handle } from \"../app/Handlers.js\"\n"
 }
 
-const LAYERS = ["model", "ports", "usecases", "codec", "adapters", "app", "hosts", "entry"]
+const LAYERS = ["domain", "ports", "codec", "adapters", "app", "hosts", "entry"]
 
 /** Runs `check` on a sandbox holding the repo's config, the lawful files and `planted`; always deletes the sandbox. */
 const inSandbox = async <A>(planted: Readonly<Record<string, string>>, check: (sandbox: string) => Promise<A>) => {
@@ -104,38 +104,38 @@ describe("import boundaries", () => {
     ["a type-only import", PORT_IMPORT],
     ["an import", "import * as chains from \"../../ports/Chains.js\"\nexport const c = chains\n"]
   ])("a rule importing a port (%s) fails the check, naming the model's rule", async (_, text) => {
-    const result = await cruisePlanted({ "model/rules/Planted.ts": text })
+    const result = await cruisePlanted({ "domain/rules/Planted.ts": text })
     expect(result.errors).toBeGreaterThan(0)
     expect(result.violations).toEqual([
-      { rule: "model-imports-only-itself-and-effect", from: "model/rules/Planted.ts", to: "ports/Chains.ts" }
+      { rule: "model-imports-only-itself-and-effect", from: "domain/rules/Planted.ts", to: "ports/Chains.ts" }
     ])
   }, 120_000)
 
   it("the check as CI runs it (the err reporter) exits non-zero on a planted port import and names the rule", async () => {
     const { code, stdout } = await inSandbox(
-      { "model/rules/Planted.ts": PORT_IMPORT },
+      { "domain/rules/Planted.ts": PORT_IMPORT },
       (sandbox) => depcruiseIn(sandbox, LAYERS, "err")
     )
     expect(code).toBe(1)
-    expect(stdout).toContain("error model-imports-only-itself-and-effect: model/rules/Planted.ts → ports/Chains.ts")
+    expect(stdout).toContain("error model-imports-only-itself-and-effect: domain/rules/Planted.ts → ports/Chains.ts")
   }, 120_000)
 
   // Every arrow docs/architecture.md forbids, planted once: the check fails naming the rule that forbids it.
   it.each([
-    ["model/Planted.ts", "node:crypto", "model-imports-only-itself-and-effect"],
-    ["model/Planted.ts", "usecases/Pay.ts", "model-imports-only-itself-and-effect"],
-    ["model/Planted.ts", "codec/Wire.ts", "model-imports-only-itself-and-effect"],
-    ["ports/Planted.ts", "usecases/Pay.ts", "ports-import-only-model-and-effect"],
+    ["domain/Planted.ts", "node:crypto", "model-imports-only-itself-and-effect"],
+    ["domain/Planted.ts", "domain/usecases/Pay.ts", "model-imports-only-itself-and-effect"],
+    ["domain/Planted.ts", "codec/Wire.ts", "model-imports-only-itself-and-effect"],
+    ["ports/Planted.ts", "domain/usecases/Pay.ts", "ports-import-only-model-and-effect"],
     ["ports/Planted.ts", "adapters/chains/ChainsLive.ts", "ports-import-only-model-and-effect"],
     ["ports/Planted.ts", "node:crypto", "ports-import-only-model-and-effect"],
-    ["usecases/Planted.ts", "adapters/chains/ChainsLive.ts", "use-cases-import-only-model-ports-and-effect"],
-    ["usecases/Planted.ts", "codec/Wire.ts", "use-cases-import-only-model-ports-and-effect"],
-    ["usecases/Planted.ts", "app/Handlers.ts", "use-cases-import-only-model-ports-and-effect"],
-    ["usecases/Planted.ts", "node:crypto", "use-cases-import-only-model-ports-and-effect"],
-    ["codec/Planted.ts", "usecases/Pay.ts", "codec-imports-only-model-ports-and-packages"],
+    ["domain/usecases/Planted.ts", "adapters/chains/ChainsLive.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["domain/usecases/Planted.ts", "codec/Wire.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["domain/usecases/Planted.ts", "app/Handlers.ts", "use-cases-import-only-model-ports-and-effect"],
+    ["domain/usecases/Planted.ts", "node:crypto", "use-cases-import-only-model-ports-and-effect"],
+    ["codec/Planted.ts", "domain/usecases/Pay.ts", "codec-imports-only-model-ports-and-packages"],
     ["codec/Planted.ts", "adapters/chains/ChainsLive.ts", "codec-imports-only-model-ports-and-packages"],
     ["codec/Planted.ts", "app/Handlers.ts", "codec-imports-only-model-ports-and-packages"],
-    ["adapters/chains/Planted.ts", "usecases/Pay.ts", "adapters-import-no-use-case-app-or-host"],
+    ["adapters/chains/Planted.ts", "domain/usecases/Pay.ts", "adapters-import-no-use-case-app-or-host"],
     ["adapters/chains/Planted.ts", "app/Handlers.ts", "adapters-import-no-use-case-app-or-host"],
     ["adapters/chains/Planted.ts", "hosts/Ports.ts", "adapters-import-no-use-case-app-or-host"],
     ["app/Planted.ts", "adapters/chains/ChainsLive.ts", "app-imports-no-adapter-or-host"],
@@ -149,23 +149,23 @@ describe("import boundaries", () => {
 
   it("a cycle between model files fails the check", async () => {
     const result = await cruisePlanted({
-      "model/Planted.ts": "import { b } from \"./rules/PlantedBack.js\"\nexport const a = () => b\n",
-      "model/rules/PlantedBack.ts": "import { a } from \"../Planted.js\"\nexport const b = () => a\n"
+      "domain/Planted.ts": "import { b } from \"./rules/PlantedBack.js\"\nexport const a = () => b\n",
+      "domain/rules/PlantedBack.ts": "import { a } from \"../Planted.js\"\nexport const b = () => a\n"
     })
     expect(result.errors).toBeGreaterThan(0)
     expect(new Set(result.violations.map((v) => v.rule))).toEqual(new Set(["no-circular-in-core"]))
   }, 120_000)
 
-  it("model/rules/Tokens.ts's exception admits the SecretBox port and no other", async () => {
+  it("domain/rules/Tokens.ts's exception admits the SecretBox port and no other", async () => {
     const secretBox = await cruisePlanted({
-      "model/rules/Tokens.ts": "import type { SecretBox } from \"../../ports/SecretBox.js\"\nexport type B = SecretBox\n"
+      "domain/rules/Tokens.ts": "import type { SecretBox } from \"../../ports/SecretBox.js\"\nexport type B = SecretBox\n"
     })
     expect(secretBox).toEqual({ errors: 0, violations: [] })
     const chains = await cruisePlanted({
-      "model/rules/Tokens.ts": PORT_IMPORT
+      "domain/rules/Tokens.ts": PORT_IMPORT
     })
     expect(chains.violations).toEqual([
-      { rule: "model-tokens-imports-only-secretbox", from: "model/rules/Tokens.ts", to: "ports/Chains.ts" }
+      { rule: "model-tokens-imports-only-secretbox", from: "domain/rules/Tokens.ts", to: "ports/Chains.ts" }
     ])
   }, 120_000)
 

@@ -64,7 +64,7 @@ describe("npm pack", () => {
     const shipped = new Set(files)
     const outside = files.filter((f) =>
       !/^dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)$/.test(f) &&
-      !/^(index\.ts|(entry|model|ports|usecases|codec|adapters|app|hosts|testing)\/.+\.ts)$/.test(f) &&
+      !/^(index\.ts|(entry|domain|ports|codec|adapters|app|hosts|testing)\/.+\.ts)$/.test(f) &&
       f !== "package.json" && f !== "README.md"
     )
     expect(outside).toEqual([])

@@ -6,7 +6,7 @@
 import { Effect, Layer, Option } from "effect"
 import { DatabaseLive } from "../../adapters/sql/DatabaseLive.js"
 import { StorageSql } from "../../adapters/sql/SqlLive.js"
-import { Sale } from "../../model/Sale.js"
+import { Sale } from "../../domain/Sale.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { CredentialStore } from "../../ports/CredentialStore.js"
 import { ListingStore } from "../../ports/ListingStore.js"

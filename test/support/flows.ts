@@ -1,6 +1,6 @@
 import { expect } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Account } from "../../model/Account.js"
+import { Account } from "../../domain/Account.js"
 import { SentMail } from "../../adapters/memory/MailerMemory.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { BASE_URL, call, type Reply } from "./app.js"

@@ -1,5 +1,5 @@
 /*
- * Cutting a commit's archive ahead of its delivery (usecases/ArchiveCuts.ts), as the Purchases
+ * Cutting a commit's archive ahead of its delivery (domain/usecases/ArchiveCuts.ts), as the Purchases
  * service uses it: a live 402 offer (`quote`) names the digest of the commit's archive, cutting it first when
  * none was and waiting `OFFER_CUT_WAIT` at most; a live delivery (`download` by receipt token, `deliverLatest`)
  * names it too, cutting first when needed. One cut per commit runs at a time; at most `MAX_OFFER_CUTS` offers'
@@ -12,19 +12,19 @@ import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
-import type { Checkout } from "../../model/Checkout.js"
-import { RepoRef } from "../../model/Ids.js"
-import type { Listing } from "../../model/Listing.js"
-import { type ArchiveDigest, parseJws, type ReceiptClaims } from "../../model/ReceiptClaims.js"
-import { receiptToken } from "../../model/rules/Receipt.js"
-import { Sale } from "../../model/Sale.js"
+import type { Checkout } from "../../domain/Checkout.js"
+import { RepoRef } from "../../domain/Ids.js"
+import type { Listing } from "../../domain/Listing.js"
+import { type ArchiveDigest, parseJws, type ReceiptClaims } from "../../domain/ReceiptClaims.js"
+import { receiptToken } from "../../domain/rules/Receipt.js"
+import { Sale } from "../../domain/Sale.js"
 import { CodeHost, CodeHostError, type CutPurpose } from "../../ports/CodeHost.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 import { aCheckout, aListing, aSale } from "../../testing/Fixtures.js"
-import { Listings } from "../../usecases/Listings.js"
-import { type Goods, Purchases } from "../../usecases/Purchases.js"
+import { Listings } from "../../domain/usecases/Listings.js"
+import { type Goods, Purchases } from "../../domain/usecases/Purchases.js"
 import {
   DELIVERY_CUT_RETRY,
   MAX_OFFER_CUTS,
@@ -34,9 +34,9 @@ import {
   OFFER_CUTS_PER_CLIENT,
   OFFER_CUTS_PER_LISTING,
   OFFER_CUTS_PER_OWNER
-} from "../../usecases/ArchiveCuts.js"
-import { Settlements } from "../../usecases/Settlements.js"
-import { Storefront } from "../../usecases/Storefront.js"
+} from "../../domain/usecases/ArchiveCuts.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
+import { Storefront } from "../../domain/usecases/Storefront.js"
 import { atNow, brief, NOW, portsOf, SHA, WIDGET } from "./memoryApp.js"
 import { facilitatorLayer, stubFacilitator } from "./support.js"
 

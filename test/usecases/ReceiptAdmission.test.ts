@@ -9,21 +9,21 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Logger, Option, Redacted, Stream, TestClock } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { CodeHostMemoryControl } from "../../adapters/memory/CodeHostMemory.js"
-import type { Checkout } from "../../model/Checkout.js"
+import type { Checkout } from "../../domain/Checkout.js"
 import type { SubmittedPayment } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { WalletProof } from "../../ports/WalletProof.js"
-import { Listings } from "../../usecases/Listings.js"
-import { Purchases } from "../../usecases/Purchases.js"
+import { Listings } from "../../domain/usecases/Listings.js"
+import { Purchases } from "../../domain/usecases/Purchases.js"
 import {
   PROVENANCE_PER_CLIENT_PER_HOUR,
   PROVENANCE_PER_RECEIPT_PER_HOUR,
   REDOWNLOADS_PER_CLIENT_PER_HOUR,
   REDOWNLOADS_PER_RECEIPT_PER_HOUR,
   Redownloads
-} from "../../usecases/Redownloads.js"
-import { Settlements } from "../../usecases/Settlements.js"
+} from "../../domain/usecases/Redownloads.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
 import { unique } from "../../testing/Fixtures.js"
 import { atNow, brief, failureOf, listedWidget, NOW, portsOf, SHA, sold, WIDGET } from "./memoryApp.js"
 import { signedPayment } from "./support.js"

@@ -9,17 +9,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option, Scope, TestClock, Tracer } from "effect"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
-import { RepoRef } from "../../model/Ids.js"
-import { RECEIPT_TTL_MS, receiptToken } from "../../model/rules/Receipt.js"
-import { Sale } from "../../model/Sale.js"
-import { Purchases } from "../../usecases/Purchases.js"
+import { RepoRef } from "../../domain/Ids.js"
+import { RECEIPT_TTL_MS, receiptToken } from "../../domain/rules/Receipt.js"
+import { Sale } from "../../domain/Sale.js"
+import { Purchases } from "../../domain/usecases/Purchases.js"
 import {
   CONCURRENT_DOWNLOADS_PER_RECEIPT,
   CONCURRENT_RETRY_AFTER_SECONDS,
   REDOWNLOADS_PER_CLIENT_PER_HOUR,
   REDOWNLOADS_PER_RECEIPT_PER_HOUR,
   Redownloads
-} from "../../usecases/Redownloads.js"
+} from "../../domain/usecases/Redownloads.js"
 import { ListingStore } from "../../ports/ListingStore.js"
 import type { PaymentRequirement } from "../../ports/PaymentFacilitator.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"

@@ -9,7 +9,7 @@ import { Cause, Chunk, type Duration, Effect, Exit, Fiber, Option, TestClock } f
 import type { SaleLedger } from "../../ports/SaleLedger.js"
 import { SaleLedger as Ledger } from "../../ports/SaleLedger.js"
 import { isStorageError, StorageError } from "../../ports/StorageError.js"
-import { Settlements } from "../../usecases/Settlements.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
 import { aSale, at } from "../support/fixtures.js"
 import { facilitatorLayer, SettlementsOn, stubFacilitator } from "./support.js"
 

@@ -10,11 +10,11 @@ import { ReceiptSignerTest } from "../../adapters/crypto/ReceiptSignerEd25519.js
 import { SecretBoxTest } from "../../adapters/crypto/SecretBoxAesGcm.js"
 import { CodeHostMemory } from "../../adapters/memory/CodeHostMemory.js"
 import { StorageMemory } from "../../adapters/memory/StorageMemory.js"
-import type { SaleId } from "../../model/Ids.js"
-import type { CountedFact } from "../../model/Metrics.js"
-import type { Sale } from "../../model/Sale.js"
-import type { Chain } from "../../model/Wallet.js"
-import { Settlements } from "../../usecases/Settlements.js"
+import type { SaleId } from "../../domain/Ids.js"
+import type { CountedFact } from "../../domain/Metrics.js"
+import type { Sale } from "../../domain/Sale.js"
+import type { Chain } from "../../domain/Wallet.js"
+import { Settlements } from "../../domain/usecases/Settlements.js"
 import {
   type Facilitator,
   PaymentFacilitator,

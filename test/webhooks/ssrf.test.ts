@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { Account } from "../../model/Account.js"
+import { Account } from "../../domain/Account.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { call, signInWithKey } from "../support/app.js"
 import { expectProblem, fieldsOf } from "../support/flows.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { Webhooks } from "../../usecases/Webhooks.js"
+import { Webhooks } from "../../domain/usecases/Webhooks.js"
 import { AccountStore } from "../../ports/AccountStore.js"
 import { Outbox } from "../../ports/Outbox.js"
 import { describePostgres, type TestDatabase } from "../support/postgres.js"

@@ -1,7 +1,7 @@
 import type { Fragment } from "@effect/sql/Statement"
 import { Schema } from "effect"
-import type { CatalogEntry } from "../../../model/Catalog.js"
-import type { Category } from "../../../model/rules/Category.js"
+import type { CatalogEntry } from "../../../domain/Catalog.js"
+import type { Category } from "../../../domain/rules/Category.js"
 import { ListingFromRow } from "../ListingRows.js"
 import type { CatalogSql } from "./Settings.js"
 

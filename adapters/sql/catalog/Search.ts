@@ -1,7 +1,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
-import { type CatalogEntry, type CatalogQuery, positionOf } from "../../../model/Catalog.js"
+import { type CatalogEntry, type CatalogQuery, positionOf } from "../../../domain/Catalog.js"
 import { makeChecked } from "./Checked.js"
 import { makeRows, type Match, type Row, toEntry } from "./Rows.js"
 import type { CatalogSql } from "./Settings.js"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { CatalogQuery } from "../../../model/Catalog.js"
+import type { CatalogQuery } from "../../../domain/Catalog.js"
 import type { CatalogSql } from "./Settings.js"
 
 /**

@@ -1,5 +1,5 @@
 import type { Fragment } from "@effect/sql/Statement"
-import type { CatalogPosition, CatalogSort } from "../../../model/Catalog.js"
+import type { CatalogPosition, CatalogSort } from "../../../domain/Catalog.js"
 import type { Row } from "./Rows.js"
 import type { CatalogSql } from "./Settings.js"
 

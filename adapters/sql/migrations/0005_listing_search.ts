@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { categorize } from "../../../model/rules/Category.js"
+import { categorize } from "../../../domain/rules/Category.js"
 
 /**
  * The catalog (`GET /listings`): `listing_search` holds, per listing, what the code host said about its repo

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * `listings.updates_days`: the update window a listing offers, in days (0 = no updates after purchase, at most
- * 3650, as `UpdatesDays` in model/Listing.ts). Existing listings get 0: they offered none when they were listed.
+ * 3650, as `UpdatesDays` in domain/Listing.ts). Existing listings get 0: they offered none when they were listed.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -35,7 +35,7 @@ const BIG: GhRepo = { owner: "Octo-Org", name: "big-thing", sha: HEAD, descripti
 const HUGE: GhRepo = { owner: "Octo-Org", name: "huge-thing", sha: HEAD, description: "huge", tarball: tarballBytes(32 * 1024 * 1024) }
 const SECRET_BIG: GhRepo = { ...SECRET, tarball: tarballBytes(3 * 1024 * 1024) }
 
-/** The documented limits (usecases/Redownloads.ts, README): pinned here as the contract. */
+/** The documented limits (domain/usecases/Redownloads.ts, README): pinned here as the contract. */
 const REDOWNLOADS_PER_RECEIPT_PER_HOUR = 10
 const REDOWNLOADS_PER_CLIENT_PER_HOUR = 30
 const CONCURRENT_DOWNLOADS_PER_RECEIPT = 2

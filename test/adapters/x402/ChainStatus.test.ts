@@ -3,7 +3,7 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Redacted } from "ef
 import { BaseRpcUrl, SolanaRpcUrl } from "../../../adapters/x402/ChainStatus.js"
 import { PaymentFacilitatorLive } from "../../../adapters/x402/PaymentFacilitatorLive.js"
 import { PaymentFacilitator } from "../../../ports/PaymentFacilitator.js"
-import { Sale } from "../../../model/Sale.js"
+import { Sale } from "../../../domain/Sale.js"
 
 const withSettings = (settings: Record<string, string>) => Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
 

@@ -1,4 +1,4 @@
-import { AtomicAmount } from "../../../model/Money.js"
+import { AtomicAmount } from "../../../domain/Money.js"
 import type { PaymentRequirement } from "../../../ports/PaymentFacilitator.js"
 
 export const RESOURCE = "https://market.example/checkout/chk_1/test"

@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { baseFacts } from "../../../adapters/evm/BaseAddress.js"
 import { makeFacilitatorSimulated } from "../../../adapters/x402/FacilitatorSimulated.js"
 import { SIMULATED_FAUCET_ATOMIC } from "../../../adapters/x402/SimulatedLedger.js"
-import { AtomicAmount } from "../../../model/Money.js"
+import { AtomicAmount } from "../../../domain/Money.js"
 import type { PaymentRequirement } from "../../../ports/PaymentFacilitator.js"
 import { PRICE, payEvm, requirement, submitted, testBase } from "./simulatedSupport.js"
 

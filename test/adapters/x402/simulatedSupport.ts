@@ -12,8 +12,8 @@ import { setupServer } from "msw/node"
 import type { PrivateKeyAccount } from "viem"
 import { baseFacts } from "../../../adapters/evm/BaseAddress.js"
 import { solanaFacts } from "../../../adapters/solana/SolanaAddress.js"
-import { AtomicAmount } from "../../../model/Money.js"
-import type { ChainFacts } from "../../../model/Wallet.js"
+import { AtomicAmount } from "../../../domain/Money.js"
+import type { ChainFacts } from "../../../domain/Wallet.js"
 import type { PaymentRequirement, SubmittedPayment } from "../../../ports/PaymentFacilitator.js"
 
 export const PRICE = AtomicAmount.make(10_000n) // 0.01 USDC
