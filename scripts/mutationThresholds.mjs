@@ -54,7 +54,7 @@ const count = (mutants) => {
 }
 
 const files = Object.entries(report.files)
-  .map(([path, f]) => [path.replace(/\\/g, "/").replace(/^.*?(?=model\/|usecases\/|codec\/|adapters\/)/, ""), f])
+  .map(([path, f]) => [path.replace(/\\/g, "/").replace(/^.*?(?=domain\/|codec\/|adapters\/)/, ""), f])
   .sort(([a], [b]) => a.localeCompare(b))
 const stats = new Map(files.map(([path, f]) => [path, count(f.mutants)]))
 
