@@ -10,7 +10,7 @@ import { makeProvenance } from "./purchases/Provenance.js"
 import { makeQuoting } from "./purchases/Quote.js"
 import { makeRecovery } from "./purchases/Recovery.js"
 import { makeUpdates, type Receipted } from "./purchases/Updates.js"
-import { now } from "../rules/Tokens.js"
+import { now } from "../rules/Clock.js"
 
 export type { Goods, Quote } from "./purchases/Types.js"
 export type { Receipted } from "./purchases/Updates.js"

@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Ref } from "effect"
 import type { SaleId } from "../Ids.js"
 import type { Sale } from "../Sale.js"
-import { now } from "../rules/Tokens.js"
+import { now } from "../rules/Clock.js"
 import { SaleLedger } from "../../ports/SaleLedger.js"
 import { Settlements } from "./Settlements.js"
 

@@ -12,7 +12,7 @@ import {
   isWellFormedApiKey,
   toBase62
 } from "../../domain/rules/ApiKeyFormat.js"
-import { newApiKey } from "../../domain/rules/Tokens.js"
+import { newApiKey } from "../../domain/usecases/Minting.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 
 const base62Char = fc.constantFrom(...BASE62)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Encoding, Layer, Redacted, TestClock } from "effect"
 import { BASE62, isWellFormedApiKey } from "../../domain/rules/ApiKeyFormat.js"
-import { newApiKey, newId, newSecret, now } from "../../domain/rules/Tokens.js"
+import { now } from "../../domain/rules/Clock.js"
+import { newApiKey, newId, newSecret } from "../../domain/usecases/Minting.js"
 import { SecretBox } from "../../ports/SecretBox.js"
 
 /**

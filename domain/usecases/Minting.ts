@@ -1,10 +1,11 @@
-import { Clock, Effect, Encoding, Redacted } from "effect"
+import { Effect, Encoding, Redacted } from "effect"
 import { SecretBox } from "../../ports/SecretBox.js"
-import { API_KEY_RANDOM_LENGTH, base62FromBytes, formatApiKey } from "./ApiKeyFormat.js"
+import { API_KEY_RANDOM_LENGTH, base62FromBytes, formatApiKey } from "../rules/ApiKeyFormat.js"
 
 /**
- * Minting of identifiers and bearer secrets. Randomness comes from the SecretBox port (a CSPRNG); ids carry
- * 128 bits, secrets 256 bits.
+ * Minting of identifiers and bearer secrets, the operations' own: randomness comes from the SecretBox port (a
+ * CSPRNG), so minting is a use-case step, not a rule (the model imports no port). Ids carry 128 bits, secrets
+ * 256 bits; their formats are the rules' (`rules/ApiKeyFormat.ts`).
  */
 
 const base62 = (length: number) =>
@@ -29,6 +30,3 @@ export const newApiKey: Effect.Effect<Redacted.Redacted<string>, never, SecretBo
   base62(API_KEY_RANDOM_LENGTH),
   (random) => Redacted.make(formatApiKey(random))
 )
-
-/** The current time from Effect's `Clock`, so tests can control it. */
-export const now: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
