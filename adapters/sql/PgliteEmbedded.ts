@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, type Scope } from "effect"
-import { importOptional } from "../OptionalPackages.js"
+import { importOptional } from "../../codec/OptionalPackages.js"
 import { EmbeddedDatabaseError, lockDataDir } from "./DataDirLock.js"
 
 /**

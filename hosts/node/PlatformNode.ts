@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { importOptional } from "../../adapters/OptionalPackages.js"
+import { importOptional } from "../../codec/OptionalPackages.js"
 
 /**
  * `@effect/platform-node` (Effect's Node HTTP server), an optional peer dependency: only the Node server and

@@ -1,7 +1,8 @@
 /**
  * Optional peer dependencies: packages only some ways of running repomarket need (the embedded database, the
- * Node HTTP server), left out of a library user's install unless asked for. Each is imported on first use, and
- * when it is missing the failure names the packages and the command that installs them.
+ * Node HTTP server, the MCP SDK), left out of a library user's install unless asked for. Each is imported on first
+ * use, and when it is missing the failure names the packages and the command that installs them. Here, beside the
+ * other small pieces the app and the adapters both use, so the MCP door and the adapters share one check.
  */
 
 /** Whether `cause` is Node's "cannot find this package" for one of `packages` (not a failure inside one). */
